@@ -1,0 +1,29 @@
+/* Small kernels used by the examples and tests. */
+
+/* t[i] *= k for i < n. */
+CLS_KERNEL void scale(CLS_GLOBAL int *t, int k, unsigned n) {
+  unsigned i = cls_global_id(0);
+  if (i < n) t[i] *= k;
+}
+
+/* out[i] = a[i] + b[i] for i < n. */
+CLS_KERNEL void add(CLS_GLOBAL const int *a, CLS_GLOBAL const int *b,
+                    CLS_GLOBAL int *out, unsigned n) {
+  unsigned i = cls_global_id(0);
+  if (i < n) out[i] = a[i] + b[i];
+}
+
+/* t[i] = v for i < n. */
+CLS_KERNEL void fill(CLS_GLOBAL int *t, int v, unsigned n) {
+  unsigned i = cls_global_id(0);
+  if (i < n) t[i] = v;
+}
+
+/* Busy work: each item iterates `iters` times; out[i] gets a value that
+ * depends on every iteration so the loop cannot be removed. */
+CLS_KERNEL void spin(CLS_GLOBAL unsigned *out, unsigned iters) {
+  unsigned i = cls_global_id(0);
+  unsigned x = i + 1u;
+  for (unsigned k = 0; k < iters; ++k) x = x * 1664525u + 1013904223u;
+  out[i] = x;
+}

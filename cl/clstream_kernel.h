@@ -1,0 +1,50 @@
+/*
+ * The clstream kernel dialect: prepended by clsModuleLoadData to every
+ * module, so that one kernel source compiles with the OpenCL C compiler and
+ * with NVRTC.
+ *
+ *   CLS_KERNEL        a kernel entry point
+ *   CLS_GLOBAL        qualifies a pointer to device memory
+ *   CLS_LOCAL         qualifies work-group (shared) memory declared in a kernel
+ *   cls_global_id(d)  cls_local_id(d)  cls_group_id(d)
+ *   cls_local_size(d) cls_num_groups(d)          (d = 0, 1 or 2; unsigned)
+ *   cls_barrier()     work-group barrier over local and global memory
+ */
+#ifndef CLSTREAM_KERNEL_H
+#define CLSTREAM_KERNEL_H
+
+#if defined(__OPENCL_VERSION__) || defined(__OPENCL_C_VERSION__)
+
+#define CLS_KERNEL __kernel
+#define CLS_GLOBAL __global
+#define CLS_LOCAL __local
+#define cls_global_id(d) ((unsigned)get_global_id(d))
+#define cls_local_id(d) ((unsigned)get_local_id(d))
+#define cls_group_id(d) ((unsigned)get_group_id(d))
+#define cls_local_size(d) ((unsigned)get_local_size(d))
+#define cls_num_groups(d) ((unsigned)get_num_groups(d))
+#define cls_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+#elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+#define CLS_KERNEL extern "C" __global__
+#define CLS_GLOBAL
+#define CLS_LOCAL __shared__
+static __device__ __forceinline__ unsigned cls__dim(const uint3 v, int d) {
+  return d == 0 ? v.x : (d == 1 ? v.y : v.z);
+}
+static __device__ __forceinline__ unsigned cls__dim3(const dim3 v, int d) {
+  return d == 0 ? v.x : (d == 1 ? v.y : v.z);
+}
+#define cls_local_id(d) cls__dim(threadIdx, (d))
+#define cls_group_id(d) cls__dim(blockIdx, (d))
+#define cls_local_size(d) cls__dim3(blockDim, (d))
+#define cls_num_groups(d) cls__dim3(gridDim, (d))
+#define cls_global_id(d) (cls_group_id(d) * cls_local_size(d) + cls_local_id(d))
+#define cls_barrier() __syncthreads()
+
+#else
+#error "clstream_kernel.h: neither OpenCL C nor CUDA"
+#endif
+
+#endif /* CLSTREAM_KERNEL_H */

@@ -1,0 +1,140 @@
+/*
+ * The contract a backend implements (src/opencl/, src/cuda/).
+ *
+ * The front (src/<object>.c) has already validated every argument and
+ * handle, resolved the default streams and checked that objects belong to
+ * the right device before it calls any of these.  A backend function that
+ * fails reports the reason with cls__reason() and returns the clsError_t;
+ * the front stores it as the thread's last error and logs it.
+ *
+ * Locking: each backend object has its own lock; no function holds a lock
+ * while it waits on the device.  Functions marked "blocks" wait on the
+ * device; all others return without waiting.  Every function may be called
+ * from any thread, concurrently with calls on other objects.
+ */
+#ifndef CLSTREAM_BACKEND_H
+#define CLSTREAM_BACKEND_H
+
+#include "clstream.h"
+
+#include <stddef.h>
+
+typedef struct cls__bstream cls__bstream;
+typedef struct cls__bevent cls__bevent;
+typedef struct cls__bmodule cls__bmodule;
+typedef struct cls__bfunction cls__bfunction;
+
+/* A host job: run(job, status) is called exactly once, on a library-owned
+ * thread (never the caller's, never inside a driver callback), if and only
+ * if the call that enqueued it returned clsSuccess. */
+typedef void (*cls__job_fn)(void *job, clsError_t status);
+
+/* ---- Devices --------------------------------------------------------- */
+
+/* Enumerates the devices.  Called once, before anything else, by the
+ * front (under pthread_once).  Cheap: creates no contexts. */
+clsError_t cls__b_init(void);
+/* Number of devices (0 when there is none). */
+int cls__b_device_count(void);
+/* The default device: CLSTREAM_DEVICE's choice, or the first selectable
+ * device.  Returns -1 when CLSTREAM_DEVICE names no device (reason set). */
+int cls__b_default_device(void);
+/* Makes `dev` ready for use (context, legacy stream) if it is not yet.
+ * Returns clsErrorNotSupported, with a reason, for a device that cannot
+ * be used.  Idempotent and thread-safe; blocks the first time only. */
+clsError_t cls__b_device_open(int dev);
+/* Fills *p.  Does not open the device. */
+clsError_t cls__b_device_props(int dev, clsDeviceProp *p);
+/* Priority range of `dev`: *least >= *greatest; 0, 0 without priorities. */
+void cls__b_priority_range(int dev, int *least, int *greatest);
+/* Blocks until all work in all streams of `dev` is done (host functions
+ * included).  Takes no lock while waiting. */
+clsError_t cls__b_device_sync(int dev);
+
+/* ---- Streams --------------------------------------------------------- */
+
+/* Creates a stream on opened `dev` with validated flags and a priority
+ * already clamped.  The front owns *out until cls__b_stream_destroy. */
+clsError_t cls__b_stream_create(int dev, unsigned flags, int priority,
+                                cls__bstream **out);
+/* The legacy default stream of `dev` (per_thread 0) or the calling
+ * thread's per-thread default stream (per_thread 1), created on first use.
+ * The backend owns it. */
+clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out);
+/* Releases a created stream and returns at once; pending work (host
+ * functions included) still runs.  The object may live on internally
+ * until that work is done. */
+void cls__b_stream_destroy(cls__bstream *s);
+/* Blocks until all work issued to `s` so far is done. */
+clsError_t cls__b_stream_sync(cls__bstream *s);
+/* clsSuccess when all work issued to `s` is done, else clsErrorNotReady. */
+clsError_t cls__b_stream_query(cls__bstream *s);
+/* Later work in `s` waits for the work `e` captured at its newest record,
+ * as of this call.  A never-recorded `e` has no effect.  `e` may belong
+ * to another device. */
+clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e);
+/* Enqueues a host job on `s` (see cls__job_fn): it runs after all earlier
+ * work in `s`, and later work in `s` waits until it returns.  The job
+ * survives the destruction of `s`. */
+clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
+                                  void *job);
+
+/* ---- Events ---------------------------------------------------------- */
+
+/* Creates an event on opened `dev` with validated flags. */
+clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out);
+/* Releases the event at once; captured work still runs. */
+void cls__b_event_destroy(cls__bevent *e);
+/* Captures the work issued to `s` (of the event's device) so far. */
+clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s);
+/* clsSuccess when the newest record's work is done or there is no record,
+ * else clsErrorNotReady.  The hot path: no driver call once completion
+ * is known. */
+clsError_t cls__b_event_query(cls__bevent *e);
+/* Blocks until the newest record's work is done (sleeping for
+ * clsEventBlockingSync events). */
+clsError_t cls__b_event_sync(cls__bevent *e);
+/* Milliseconds from a's completion to b's.  Both recorded, both timed
+ * (the front checked); clsErrorNotReady if either is incomplete. */
+clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b);
+
+/* ---- Memory ---------------------------------------------------------- */
+
+/* Allocates `size` (> 0) bytes of device memory on opened `dev`. */
+clsError_t cls__b_malloc(int dev, size_t size, void **out);
+/* Frees device memory from cls__b_malloc.  The front has synchronized the
+ * device first. */
+void cls__b_free(int dev, void *p);
+/* Allocates `size` (> 0) bytes of host memory suitable for async copies
+ * on opened `dev`. */
+clsError_t cls__b_malloc_host(int dev, size_t size, void **out);
+void cls__b_free_host(int dev, void *p);
+/* Enqueues a copy of n (> 0) bytes on `s`; `kind` is resolved (never
+ * Default).  With `blocking`, blocks until the copy is done. */
+clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
+                         size_t n, clsMemcpyKind kind, int blocking);
+/* Enqueues a fill of n (> 0) bytes with (unsigned char)value on `s`. */
+clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
+                         int blocking);
+
+/* ---- Modules and launches -------------------------------------------- */
+
+/* Compiles `source` (prelude already prepended) for opened `dev`.  Blocks.
+ * On failure returns clsErrorInvalidSource and sets *log (malloc'd, the
+ * caller frees) to the compiler's log; on success *log may hold warnings
+ * or be NULL. */
+clsError_t cls__b_module_load(int dev, const char *source,
+                              const char *options, cls__bmodule **out,
+                              char **log);
+/* Releases the module; launches already enqueued still run. */
+void cls__b_module_unload(cls__bmodule *m);
+/* Looks up kernel `name`: clsErrorSymbolNotFound when absent.  The
+ * function is owned by the module. */
+clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
+                                  cls__bfunction **out);
+/* Enqueues f on `s`.  Grid and block are non-zero and within the device's
+ * limits (the front checked); args follow cudaLaunchKernel's convention. */
+clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
+                         void **args, size_t sharedMem, cls__bstream *s);
+
+#endif /* CLSTREAM_BACKEND_H */

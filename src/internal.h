@@ -1,0 +1,113 @@
+/*
+ * Private to the library: the front's shared helpers (errors, handles,
+ * the current device, the allocation table).  Nothing here is exported.
+ */
+#ifndef CLSTREAM_INTERNAL_H
+#define CLSTREAM_INTERNAL_H
+
+#include "backend.h"
+#include "clstream.h"
+
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define CLS__LIKELY(x) __builtin_expect(!!(x), 1)
+#define CLS__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CLS__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define CLS__LIKELY(x) (x)
+#define CLS__UNLIKELY(x) (x)
+#define CLS__PRINTF(a, b)
+#endif
+
+/* ---- Errors (error.c) ------------------------------------------------ */
+
+/* Records why the current call is failing, for CLSTREAM_LOG.  Cheap when
+ * logging is off.  Returns `code` so that `return cls__reason(code, ...)`
+ * reads naturally. */
+clsError_t cls__reason(clsError_t code, const char *fmt, ...)
+    CLS__PRINTF(2, 3);
+/* The end of every public function: stores a failure as the thread's last
+ * error (never clsErrorNotReady) and logs it under CLSTREAM_LOG=1. */
+clsError_t cls__finish(const char *func, clsError_t code);
+#define CLS__RETURN(code) return cls__finish(__func__, (code))
+
+/* Non-zero while the calling thread runs a host function or callback. */
+extern _Thread_local int cls__in_host_fn;
+#define CLS__NOT_IN_HOST_FN()                                               \
+  do {                                                                      \
+    if (CLS__UNLIKELY(cls__in_host_fn))                                     \
+      CLS__RETURN(cls__reason(clsErrorNotPermitted,                         \
+                              "called from a host function or callback"));  \
+  } while (0)
+
+/* Whether CLSTREAM_LOG is on (read once). */
+int cls__log_enabled(void);
+
+/* ---- Handles (handle.c) ---------------------------------------------- */
+
+/* Handles are (generation, slot, kind) values, never pointers: a stale or
+ * garbage handle is rejected without dereferencing anything. */
+enum cls__kind {
+  CLS__KIND_STREAM = 1,
+  CLS__KIND_EVENT = 2,
+  CLS__KIND_MODULE = 3,
+  CLS__KIND_FUNCTION = 4
+};
+/* Registers obj; returns its handle, or 0 when the table is full. */
+uintptr_t cls__handle_new(enum cls__kind kind, void *obj);
+/* The object behind a live handle of `kind`, or NULL. Lock-free. */
+void *cls__handle_get(enum cls__kind kind, uintptr_t h);
+/* Retires a live handle and returns its object (exactly one caller wins),
+ * or NULL if it was not live. */
+void *cls__handle_retire(enum cls__kind kind, uintptr_t h);
+
+/* ---- Library state (device.c) ---------------------------------------- */
+
+/* Initializes the library once; returns the init result every time. */
+clsError_t cls__init(void);
+/* The calling thread's current device, opened; fails with a reason. */
+clsError_t cls__current_device(int *dev);
+/* Per-device limits the front validates launches against. */
+typedef struct cls__limits {
+  int max_threads_per_block;
+  int max_threads_dim[3];
+  size_t shared_mem_per_block;
+} cls__limits;
+const cls__limits *cls__device_limits(int dev);
+
+/* ---- Front objects --------------------------------------------------- */
+
+typedef struct cls__stream {
+  int dev;
+  unsigned flags;
+  int priority;
+  cls__bstream *b;
+} cls__stream;
+
+typedef struct cls__event {
+  int dev;
+  unsigned flags;
+  _Atomic int recorded;
+  cls__bevent *b;
+} cls__event;
+
+/* Resolves a stream handle (NULL, clsStreamLegacy, clsStreamPerThread or a
+ * created stream) to its device and backend stream.  `flags`/`priority`
+ * may be NULL.  Fails with clsErrorInvalidResourceHandle (and a reason). */
+clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
+                               unsigned *flags, int *priority);
+
+/* ---- Allocation table (memory.c) ------------------------------------- */
+
+enum cls__mem_kind { CLS__MEM_NONE = 0, CLS__MEM_DEVICE, CLS__MEM_HOST };
+/* What p points into: a device allocation, a clsMallocHost allocation or
+ * neither.  *avail gets the bytes from p to the end of the allocation. */
+enum cls__mem_kind cls__mem_find(const void *p, size_t *avail, int *dev);
+
+/* ---- Kernels ---------------------------------------------------------- */
+
+/* The prelude cl/clstream_kernel.h, embedded at build time. */
+extern const char cls__prelude[];
+
+#endif /* CLSTREAM_INTERNAL_H */

@@ -1,0 +1,136 @@
+/*
+ * Private to the OpenCL backend: its objects and the helpers its files
+ * share.  Lock order (outer to inner): stream.lock -> function.lock ->
+ * device.busy_lock -> stream.last_lock.  No lock is held while waiting on
+ * the device.
+ */
+#ifndef CLSTREAM_OPENCL_OCL_H
+#define CLSTREAM_OPENCL_OCL_H
+
+#ifndef CL_TARGET_OPENCL_VERSION
+#define CL_TARGET_OPENCL_VERSION 300
+#endif
+#include <CL/cl.h>
+#include <CL/cl_ext.h>
+
+#include "../internal.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+typedef struct cls__ocl_platform {
+  cl_platform_id id;
+  char name[256];
+  char version[128];
+  pthread_mutex_t lock; /* guards ctx creation */
+  cl_context ctx;       /* one context for all the platform's devices */
+  cl_device_id *devices;
+  cl_uint ndevices;
+} cls__ocl_platform;
+
+typedef struct cls__ocl_device {
+  int index;
+  cl_device_id id;
+  cls__ocl_platform *plat;
+  char name[256];
+  char driver[64];
+  cl_device_type type;
+  cl_device_svm_capabilities svm;
+  int priority_hints; /* cl_khr_priority_hints */
+  cl_uint compute_units;
+  cl_uint clock_mhz;
+  size_t max_wg;
+  size_t max_item[3];
+  cl_ulong global_mem;
+  cl_ulong local_mem;
+  size_t timer_res_ns;
+
+  /* Set once by cls__b_device_open. */
+  pthread_mutex_t open_lock;
+  _Atomic int opened; /* 1 ok, -1 failed */
+  clsError_t open_err;
+  cl_context ctx;
+  int timing_fallback; /* timed records use a tiny fill, not a marker */
+  void *scratch;       /* SVM scratch for the fallback fill */
+
+  /* Every live stream, and streams destroyed with work pending. */
+  pthread_mutex_t streams_lock;
+  struct cls__bstream *streams;
+  /* Blocking streams that may have unfinished work (legacy sync). */
+  pthread_mutex_t busy_lock;
+  struct cls__bstream **busy;
+  unsigned nbusy, capbusy;
+  /* The legacy default stream, created on first use. */
+  struct cls__bstream *_Atomic legacy;
+} cls__ocl_device;
+
+enum cls__stream_role {
+  CLS__ROLE_CREATED = 0,
+  CLS__ROLE_LEGACY = 1,
+  CLS__ROLE_PER_THREAD = 2
+};
+
+struct cls__bstream {
+  cls__ocl_device *dev;
+  cl_command_queue q;
+  unsigned flags;
+  int priority;
+  int role;
+  int blocking; /* takes part in legacy-stream synchronization */
+
+  /* Serializes enqueues on q (held only while enqueueing). */
+  pthread_mutex_t lock;
+  /* Waits from clsStreamWaitEvent (retained) for the next command. */
+  cl_event *waits;
+  unsigned nwaits, capwaits;
+
+  /* The stream's newest command, retained; read by other streams. */
+  pthread_mutex_t last_lock;
+  cl_event last;
+  _Atomic int last_done; /* `last` known complete */
+  int in_busy;           /* listed in dev->busy (under last_lock) */
+
+  /* Device stream list (under dev->streams_lock). */
+  struct cls__bstream *next, *prev;
+  int zombie; /* destroyed; kept until `last` completes */
+};
+
+struct cls__bevent {
+  cls__ocl_device *dev;
+  unsigned flags;
+  pthread_mutex_t lock;
+  cl_event ev;           /* newest record, retained; NULL if none */
+  _Atomic int done;      /* ev known complete (hot path) */
+};
+
+/* The events a command must wait for, gathered by cls__ocl_begin. */
+typedef struct cls__ocl_batch {
+  cl_event *list;
+  cl_uint n;
+  cl_uint npending; /* the first npending came from stream->waits */
+  cl_uint cap;
+  cl_event small[8];
+} cls__ocl_batch;
+
+/* Device `dev` (index checked by the front). */
+cls__ocl_device *cls__ocl_device_get(int dev);
+
+/* Maps an OpenCL error to clsError_t and records `what` as the reason. */
+clsError_t cls__ocl_error(cl_int err, const char *what);
+
+/* Starts an enqueue on s: locks s->lock and gathers in *b the events the
+ * next command must wait for (clsStreamWaitEvent waits, and the legacy
+ * stream's implicit synchronization).  Pass b->n and b->list as the
+ * command's wait list.  Always paired with cls__ocl_end. */
+void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b);
+/* Ends an enqueue: on success (`ev` non-NULL, retained by the caller and
+ * handed over) ev becomes the stream's newest command, consumed waits are
+ * dropped and the queue is flushed; on failure (ev NULL) the waits stay
+ * pending for the next command.  Unlocks s->lock. */
+void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+
+/* Blocks until ev completes; sleeps rather than spins when `sleep` is set.
+ * clsErrorLaunchFailure if the command ended in error. */
+clsError_t cls__ocl_wait(cl_event ev, int sleep);
+
+#endif /* CLSTREAM_OPENCL_OCL_H */
