@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs what building and testing clstream needs on Debian 12 (bookworm),
+# as root, only when something is missing: PoCL's CPU OpenCL device, the
+# OpenCL ICD loader and headers, Check, CMake, pkg-config and a C compiler.
+# Sourced by ci/examples.sh and ci/test.sh; also runnable on its own.
+set -euo pipefail
+
+cls_packages=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers check cmake
+  pkg-config gcc make libc6-dev)
+
+cls_missing=()
+for p in "${cls_packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+    grep -q 'install ok installed'; then
+    cls_missing+=("$p")
+  fi
+done
+
+if ((${#cls_missing[@]})); then
+  echo "ci: installing ${cls_missing[*]}"
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "ci: missing packages (${cls_missing[*]}); run as root" >&2
+    exit 1
+  fi
+  apt-get update
+  DEBIAN_FRONTEND=noninteractive apt-get install -y "${cls_missing[@]}"
+else
+  echo "ci: all packages present"
+fi
