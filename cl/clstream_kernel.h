@@ -9,6 +9,10 @@
  *   cls_global_id(d)  cls_local_id(d)  cls_group_id(d)
  *   cls_local_size(d) cls_num_groups(d)          (d = 0, 1 or 2; unsigned)
  *   cls_barrier()     work-group barrier over local and global memory
+ *
+ * Kernel sources are C as OpenCL C accepts it; on CUDA they compile as
+ * C++ (NVRTC), so the CUDA branch also maps C99's `restrict` and OpenCL C's
+ * short unsigned type names (uchar, ushort, uint, ulong).
  */
 #ifndef CLSTREAM_KERNEL_H
 #define CLSTREAM_KERNEL_H
@@ -30,6 +34,12 @@
 #define CLS_KERNEL extern "C" __global__
 #define CLS_GLOBAL
 #define CLS_LOCAL __shared__
+/* C99 and OpenCL C spell it `restrict`; C++ has no such keyword. */
+#define restrict __restrict__
+typedef unsigned char uchar;
+typedef unsigned short ushort;
+typedef unsigned int uint;
+typedef unsigned long long ulong;
 static __device__ __forceinline__ unsigned cls__dim(const uint3 v, int d) {
   return d == 0 ? v.x : (d == 1 ? v.y : v.z);
 }
