@@ -1,0 +1,265 @@
+/*
+ * Modules, functions and launches: the front.
+ *
+ * It validates arguments, handles and launch configurations so that every
+ * backend returns the same codes, prepends the kernel dialect's prelude to
+ * the user's source, keeps the calling thread's last build log, and owns
+ * the handles of a module's functions so that unloading the module retires
+ * them.
+ */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cls__function {
+  int dev;
+  cls__bfunction *b;
+  uintptr_t handle;
+  struct cls__function *next; /* the module's list */
+  char name[];
+} cls__function;
+
+typedef struct cls__module {
+  int dev;
+  cls__bmodule *b;
+  pthread_mutex_t lock; /* guards fns and unloaded */
+  int unloaded;
+  cls__function *fns;
+} cls__module;
+
+/* ---- The per-thread build log ----------------------------------------- */
+
+static pthread_once_t cls__log_once = PTHREAD_ONCE_INIT;
+static pthread_key_t cls__log_key;
+static int cls__log_key_ok;
+
+static void cls__log_key_make(void) {
+  cls__log_key_ok = pthread_key_create(&cls__log_key, free) == 0;
+}
+
+/* Replaces the calling thread's build log with `log` (owned from here on;
+ * NULL means none).  The previous log is freed; the thread's log is freed
+ * when the thread exits. */
+static void cls__log_set(char *log) {
+  pthread_once(&cls__log_once, cls__log_key_make);
+  if (!cls__log_key_ok) {
+    free(log);
+    return;
+  }
+  char *old = pthread_getspecific(cls__log_key);
+  if (pthread_setspecific(cls__log_key, log) != 0) {
+    free(log);
+    return;
+  }
+  free(old);
+}
+
+const char *clsGetLastBuildLog(void) {
+  pthread_once(&cls__log_once, cls__log_key_make);
+  if (!cls__log_key_ok) return "";
+  const char *log = pthread_getspecific(cls__log_key);
+  return log ? log : "";
+}
+
+/* ---- Modules ------------------------------------------------------------ */
+
+clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
+                             const char *options) {
+  CLS__NOT_IN_HOST_FN();
+  if (!m) CLS__RETURN(cls__reason(clsErrorInvalidValue, "module is NULL"));
+  if (!source)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "source is NULL"));
+  int dev;
+  clsError_t err = cls__current_device(&dev);
+  if (err != clsSuccess) CLS__RETURN(err);
+
+  /* The prelude, then the user's source numbered from line 1 so that the
+   * compiler's messages point at the user's lines. */
+  static const char sep[] = "\n#line 1\n";
+  size_t plen = strlen(cls__prelude), slen = strlen(source);
+  char *full = malloc(plen + sizeof sep - 1 + slen + 1);
+  if (!full)
+    CLS__RETURN(cls__reason(clsErrorMemoryAllocation,
+                            "out of host memory for the kernel source"));
+  memcpy(full, cls__prelude, plen);
+  memcpy(full + plen, sep, sizeof sep - 1);
+  memcpy(full + plen + sizeof sep - 1, source, slen + 1);
+
+  cls__bmodule *bm = NULL;
+  char *log = NULL;
+  err = cls__b_module_load(dev, full, options, &bm, &log);
+  free(full);
+  cls__log_set(log);
+  if (err != clsSuccess) CLS__RETURN(err);
+
+  cls__module *mod = calloc(1, sizeof *mod);
+  if (!mod) {
+    cls__b_module_unload(bm);
+    CLS__RETURN(cls__reason(clsErrorMemoryAllocation,
+                            "out of host memory for a module"));
+  }
+  mod->dev = dev;
+  mod->b = bm;
+  pthread_mutex_init(&mod->lock, NULL);
+  uintptr_t h = cls__handle_new(CLS__KIND_MODULE, mod);
+  if (!h) {
+    pthread_mutex_destroy(&mod->lock);
+    free(mod);
+    cls__b_module_unload(bm);
+    CLS__RETURN(cls__reason(clsErrorMemoryAllocation,
+                            "the handle table is full"));
+  }
+  *m = (clsModule_t)h;
+  CLS__RETURN(clsSuccess);
+}
+
+clsError_t clsModuleUnload(clsModule_t m) {
+  CLS__NOT_IN_HOST_FN();
+  cls__module *mod = cls__handle_retire(CLS__KIND_MODULE, (uintptr_t)m);
+  if (!mod)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "module %p is not a loaded module", (void *)m));
+  /* Retire the functions first, so that no launch can find them once
+   * their backend objects are gone.  Taking the lock also waits for a
+   * GetFunction that is in progress. */
+  pthread_mutex_lock(&mod->lock);
+  mod->unloaded = 1;
+  cls__function *f = mod->fns;
+  mod->fns = NULL;
+  pthread_mutex_unlock(&mod->lock);
+  for (cls__function *g = f; g; g = g->next)
+    cls__handle_retire(CLS__KIND_FUNCTION, g->handle);
+  cls__b_module_unload(mod->b);
+  while (f) {
+    cls__function *next = f->next;
+    free(f);
+    f = next;
+  }
+  pthread_mutex_destroy(&mod->lock);
+  free(mod);
+  CLS__RETURN(clsSuccess);
+}
+
+clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
+                                const char *name) {
+  CLS__NOT_IN_HOST_FN();
+  if (!f) CLS__RETURN(cls__reason(clsErrorInvalidValue, "function is NULL"));
+  if (!name) CLS__RETURN(cls__reason(clsErrorInvalidValue, "name is NULL"));
+  cls__module *mod = cls__handle_get(CLS__KIND_MODULE, (uintptr_t)m);
+  if (!mod)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "module %p is not a loaded module", (void *)m));
+
+  clsError_t err = clsSuccess;
+  pthread_mutex_lock(&mod->lock);
+  if (mod->unloaded) {
+    err = cls__reason(clsErrorInvalidResourceHandle,
+                      "module %p is being unloaded", (void *)m);
+    goto out;
+  }
+  /* The same name gives the same handle. */
+  for (cls__function *g = mod->fns; g; g = g->next) {
+    if (strcmp(g->name, name) == 0) {
+      *f = (clsFunction_t)g->handle;
+      goto out;
+    }
+  }
+  size_t nlen = strlen(name);
+  cls__function *fn = malloc(sizeof *fn + nlen + 1);
+  if (!fn) {
+    err = cls__reason(clsErrorMemoryAllocation,
+                      "out of host memory for a function");
+    goto out;
+  }
+  /* The backend function belongs to the backend module and is freed with
+   * it, even if registering its handle fails below. */
+  err = cls__b_module_function(mod->b, name, &fn->b);
+  if (err != clsSuccess) {
+    free(fn);
+    goto out;
+  }
+  fn->dev = mod->dev;
+  memcpy(fn->name, name, nlen + 1);
+  fn->handle = cls__handle_new(CLS__KIND_FUNCTION, fn);
+  if (!fn->handle) {
+    free(fn);
+    err = cls__reason(clsErrorMemoryAllocation, "the handle table is full");
+    goto out;
+  }
+  fn->next = mod->fns;
+  mod->fns = fn;
+  *f = (clsFunction_t)fn->handle;
+out:
+  pthread_mutex_unlock(&mod->lock);
+  CLS__RETURN(err);
+}
+
+/* ---- Launches ----------------------------------------------------------- */
+
+clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
+                           void **args, size_t sharedMem, clsStream_t s) {
+  CLS__NOT_IN_HOST_FN();
+  cls__function *fn = cls__handle_get(CLS__KIND_FUNCTION, (uintptr_t)f);
+  if (CLS__UNLIKELY(!fn))
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "function %p is not a live function "
+                            "(never returned by clsModuleGetFunction, or its "
+                            "module was unloaded)",
+                            (void *)f));
+
+  const cls__limits *lim = cls__device_limits(fn->dev);
+  if (CLS__UNLIKELY(!grid.x || !grid.y || !grid.z || !block.x || !block.y ||
+                    !block.z))
+    CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+                            "zero dimension in grid (%u, %u, %u) or block "
+                            "(%u, %u, %u)",
+                            grid.x, grid.y, grid.z, block.x, block.y,
+                            block.z));
+  const unsigned bd[3] = {block.x, block.y, block.z};
+  const unsigned gd[3] = {grid.x, grid.y, grid.z};
+  for (int d = 0; d < 3; d++) {
+    if (CLS__UNLIKELY(lim->max_threads_dim[d] > 0 &&
+                      bd[d] > (unsigned)lim->max_threads_dim[d]))
+      CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+                              "block dimension %c = %u exceeds the device's "
+                              "limit of %d",
+                              "xyz"[d], bd[d], lim->max_threads_dim[d]));
+    if (CLS__UNLIKELY(gd[d] > SIZE_MAX / bd[d]))
+      CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+                              "grid dimension %c = %u times block dimension "
+                              "%u overflows size_t",
+                              "xyz"[d], gd[d], bd[d]));
+  }
+  const unsigned long long threads =
+      (unsigned long long)block.x * block.y * block.z;
+  if (CLS__UNLIKELY(threads > (unsigned long long)lim->max_threads_per_block))
+    CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+                            "block of %llu threads (%u x %u x %u) exceeds "
+                            "maxThreadsPerBlock %d",
+                            threads, block.x, block.y, block.z,
+                            lim->max_threads_per_block));
+  if (CLS__UNLIKELY(sharedMem)) {
+    if (sharedMem > lim->shared_mem_per_block)
+      CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                              "sharedMem %zu exceeds the device's "
+                              "sharedMemPerBlock %zu",
+                              sharedMem, lim->shared_mem_per_block));
+    CLS__RETURN(cls__reason(clsErrorNotSupported,
+                            "dynamic shared memory is not supported; declare "
+                            "CLS_LOCAL arrays in the kernel"));
+  }
+
+  int sdev;
+  cls__bstream *bs;
+  clsError_t err = cls__stream_resolve(s, &sdev, &bs, NULL, NULL);
+  if (CLS__UNLIKELY(err != clsSuccess)) CLS__RETURN(err);
+  if (CLS__UNLIKELY(sdev != fn->dev))
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "the stream belongs to device %d but the "
+                            "function's module to device %d",
+                            sdev, fn->dev));
+  CLS__RETURN(cls__b_launch(fn->b, grid, block, args, sharedMem, bs));
+}
