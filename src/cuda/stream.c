@@ -1,0 +1,102 @@
+/* CUDA backend: streams and host jobs, forwarded to the CUDA runtime. */
+#include "cuda_be.h"
+
+#include <stdlib.h>
+
+clsError_t cls__b_stream_create(int dev, unsigned flags, int priority,
+                                cls__bstream **out) {
+  cls__bstream *s = malloc(sizeof *s);
+  if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  s->dev = dev;
+  clsError_t e = cls__cuda_use(dev);
+  /* clsStreamNonBlocking == cudaStreamNonBlocking; the priority is
+   * already clamped into cudaDeviceGetStreamPriorityRange's range. */
+  if (e == clsSuccess)
+    e = cls__cuda_rt(cudaStreamCreateWithPriority(&s->s, flags, priority),
+                     "cudaStreamCreateWithPriority");
+  if (e != clsSuccess) {
+    free(s);
+    return e;
+  }
+  *out = s;
+  return clsSuccess;
+}
+
+clsError_t cls__b_stream_default(int dev, int per_thread,
+                                 cls__bstream **out) {
+  cls__cuda_device *d = cls__cuda_device_get(dev);
+  *out = per_thread ? &d->per_thread : &d->legacy;
+  return clsSuccess;
+}
+
+void cls__b_stream_destroy(cls__bstream *s) {
+  /* Returns at once; the runtime still runs the work already in the
+   * stream, host functions included, and then releases it. */
+  if (cudaSetDevice(s->dev) == cudaSuccess) (void)cudaStreamDestroy(s->s);
+  free(s);
+}
+
+clsError_t cls__b_stream_sync(cls__bstream *s) {
+  clsError_t e = cls__cuda_use(s->dev);
+  if (e != clsSuccess) return e;
+  return cls__cuda_rt(cudaStreamSynchronize(s->s), "cudaStreamSynchronize");
+}
+
+clsError_t cls__b_stream_query(cls__bstream *s) {
+  clsError_t e = cls__cuda_use(s->dev);
+  if (e != clsSuccess) return e;
+  /* cudaErrorNotReady maps to clsErrorNotReady without a reason. */
+  return cls__cuda_rt(cudaStreamQuery(s->s), "cudaStreamQuery");
+}
+
+clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
+  clsError_t r = cls__cuda_use(s->dev);
+  if (r != clsSuccess) return r;
+  /* The runtime captures the event's newest record as of this call and
+   * accepts an event of another device. */
+  return cls__cuda_rt(cudaStreamWaitEvent(s->s, e->ev, 0),
+                      "cudaStreamWaitEvent");
+}
+
+/* ---- Host jobs -------------------------------------------------------- */
+
+typedef struct cls__cuda_job {
+  cls__job_fn run;
+  void *job;
+} cls__cuda_job;
+
+/* Runs on the runtime's callback thread once the stream's earlier work is
+ * done; the stream's later work waits until it returns.  `status` is
+ * cudaSuccess, or the device error that the context has hit. */
+static void CUDART_CB cls__cuda_job_trampoline(cudaStream_t stream,
+                                               cudaError_t status,
+                                               void *p) {
+  (void)stream;
+  cls__cuda_job *j = p;
+  cls__job_fn run = j->run;
+  void *job = j->job;
+  free(j);
+  run(job, cls__cuda_error(CLS__CUDART, (int)status, NULL));
+}
+
+clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
+                                  void *job) {
+  cls__cuda_job *j = malloc(sizeof *j);
+  if (!j) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  j->run = run;
+  j->job = job;
+  clsError_t e = cls__cuda_use(s->dev);
+  /* cudaStreamAddCallback rather than cudaLaunchHostFunc: its callback
+   * runs exactly once even after a device error (passing the error),
+   * which is what cls__job_fn promises; cudaLaunchHostFunc's function is
+   * skipped once the context has failed. */
+  if (e == clsSuccess)
+    e = cls__cuda_rt(
+        cudaStreamAddCallback(s->s, cls__cuda_job_trampoline, j, 0),
+        "cudaStreamAddCallback");
+  if (e != clsSuccess) free(j);
+  return e;
+}
+
+_Static_assert(clsStreamNonBlocking == cudaStreamNonBlocking,
+               "stream flags must equal the runtime's");
