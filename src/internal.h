@@ -8,6 +8,7 @@
 #include "backend.h"
 #include "clstream.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #if defined(__GNUC__)

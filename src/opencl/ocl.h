@@ -53,13 +53,19 @@ typedef struct cls__ocl_device {
   int timing_fallback; /* timed records use a tiny fill, not a marker */
   void *scratch;       /* SVM scratch for the fallback fill */
 
-  /* Every live stream, and streams destroyed with work pending. */
+  /* Every live stream (for device-wide synchronization). */
   pthread_mutex_t streams_lock;
   struct cls__bstream *streams;
-  /* Blocking streams that may have unfinished work (legacy sync). */
+  /* Blocking streams that may have unfinished work (legacy sync), and the
+   * newest commands of streams destroyed with work pending. */
   pthread_mutex_t busy_lock;
   struct cls__bstream **busy;
   unsigned nbusy, capbusy;
+  struct cls__ocl_orphan {
+    cl_event ev;
+    int blocking;
+  } *orphans;
+  unsigned norphans, caporphans;
   /* The legacy default stream, created on first use. */
   struct cls__bstream *_Atomic legacy;
 } cls__ocl_device;
@@ -92,7 +98,6 @@ struct cls__bstream {
 
   /* Device stream list (under dev->streams_lock). */
   struct cls__bstream *next, *prev;
-  int zombie; /* destroyed; kept until `last` completes */
 };
 
 struct cls__bevent {
@@ -128,6 +133,18 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b);
  * dropped and the queue is flushed; on failure (ev NULL) the waits stay
  * pending for the next command.  Unlocks s->lock. */
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+
+/* Work for the library's worker threads: run(job) is called once on a
+ * worker, never inside an OpenCL callback.  `status` is the triggering
+ * event's execution status. */
+typedef struct cls__ocl_job {
+  void (*run)(struct cls__ocl_job *job);
+  struct cls__ocl_job *next;
+  cl_int status;
+} cls__ocl_job;
+/* Hands a job to a worker (starting one if all are busy).  Safe to call
+ * from an OpenCL callback: it only locks a mutex and signals. */
+void cls__ocl_post(cls__ocl_job *job);
 
 /* Blocks until ev completes; sleeps rather than spins when `sleep` is set.
  * clsErrorLaunchFailure if the command ended in error. */

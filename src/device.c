@@ -1,0 +1,137 @@
+/* Devices: library initialization, the per-thread current device, device
+ * queries. */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+static pthread_once_t cls__once = PTHREAD_ONCE_INIT;
+static clsError_t cls__init_result = clsErrorInitializationError;
+static int cls__ndevices;
+static int cls__default_dev = -1;
+static cls__limits *cls__limit_table;
+
+/* The thread's current device; -1 until set (then the default applies). */
+static _Thread_local int cls__current = -1;
+
+static void cls__init_once(void) {
+  clsError_t e = cls__b_init();
+  if (e != clsSuccess) {
+    cls__init_result = e;
+    return;
+  }
+  cls__ndevices = cls__b_device_count();
+  cls__limit_table = calloc(cls__ndevices ? (size_t)cls__ndevices : 1,
+                            sizeof *cls__limit_table);
+  if (!cls__limit_table) {
+    cls__init_result = clsErrorMemoryAllocation;
+    return;
+  }
+  for (int d = 0; d < cls__ndevices; ++d) {
+    clsDeviceProp p;
+    if (cls__b_device_props(d, &p) != clsSuccess) continue;
+    cls__limits *l = &cls__limit_table[d];
+    l->max_threads_per_block = p.maxThreadsPerBlock;
+    memcpy(l->max_threads_dim, p.maxThreadsDim, sizeof l->max_threads_dim);
+    l->shared_mem_per_block = p.sharedMemPerBlock;
+  }
+  cls__default_dev = cls__b_default_device();
+  cls__init_result = clsSuccess;
+}
+
+clsError_t cls__init(void) {
+  pthread_once(&cls__once, cls__init_once);
+  if (CLS__UNLIKELY(cls__init_result != clsSuccess))
+    return cls__reason(cls__init_result, "library initialization failed");
+  return clsSuccess;
+}
+
+const cls__limits *cls__device_limits(int dev) {
+  return &cls__limit_table[dev];
+}
+
+/* The thread's current device without opening it. */
+static clsError_t cls__current_index(int *dev) {
+  clsError_t e = cls__init();
+  if (e != clsSuccess) return e;
+  int d = cls__current;
+  if (CLS__LIKELY(d >= 0)) {
+    *dev = d;
+    return clsSuccess;
+  }
+  if (cls__ndevices == 0)
+    return cls__reason(clsErrorNoDevice, "no OpenCL or CUDA device found");
+  if (cls__default_dev < 0)
+    return cls__reason(clsErrorInvalidDevice,
+                       "CLSTREAM_DEVICE names no device");
+  *dev = cls__default_dev;
+  return clsSuccess;
+}
+
+clsError_t cls__current_device(int *dev) {
+  clsError_t e = cls__current_index(dev);
+  if (e != clsSuccess) return e;
+  return cls__b_device_open(*dev);
+}
+
+clsError_t clsGetDeviceCount(int *count) {
+  CLS__NOT_IN_HOST_FN();
+  if (!count) CLS__RETURN(cls__reason(clsErrorInvalidValue, "count is NULL"));
+  clsError_t e = cls__init();
+  if (e == clsSuccess && cls__ndevices == 0)
+    e = cls__reason(clsErrorNoDevice, "no OpenCL or CUDA device found");
+  *count = e == clsSuccess ? cls__ndevices : 0;
+  CLS__RETURN(e);
+}
+
+clsError_t clsSetDevice(int device) {
+  CLS__NOT_IN_HOST_FN();
+  clsError_t e = cls__init();
+  if (e != clsSuccess) CLS__RETURN(e);
+  if (device < 0 || device >= cls__ndevices)
+    CLS__RETURN(cls__reason(clsErrorInvalidDevice,
+                            "device %d is not in 0..%d", device,
+                            cls__ndevices - 1));
+  e = cls__b_device_open(device);
+  if (e == clsSuccess) cls__current = device;
+  CLS__RETURN(e);
+}
+
+clsError_t clsGetDevice(int *device) {
+  CLS__NOT_IN_HOST_FN();
+  if (!device)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "device is NULL"));
+  CLS__RETURN(cls__current_index(device));
+}
+
+clsError_t clsGetDeviceProperties(clsDeviceProp *prop, int device) {
+  CLS__NOT_IN_HOST_FN();
+  if (!prop) CLS__RETURN(cls__reason(clsErrorInvalidValue, "prop is NULL"));
+  clsError_t e = cls__init();
+  if (e != clsSuccess) CLS__RETURN(e);
+  if (device < 0 || device >= cls__ndevices)
+    CLS__RETURN(cls__reason(clsErrorInvalidDevice,
+                            "device %d is not in 0..%d", device,
+                            cls__ndevices - 1));
+  CLS__RETURN(cls__b_device_props(device, prop));
+}
+
+clsError_t clsDeviceSynchronize(void) {
+  CLS__NOT_IN_HOST_FN();
+  int dev;
+  clsError_t e = cls__current_device(&dev);
+  if (e != clsSuccess) CLS__RETURN(e);
+  CLS__RETURN(cls__b_device_sync(dev));
+}
+
+clsError_t clsDeviceGetStreamPriorityRange(int *least, int *greatest) {
+  CLS__NOT_IN_HOST_FN();
+  int dev, l, g;
+  clsError_t e = cls__current_index(&dev);
+  if (e != clsSuccess) CLS__RETURN(e);
+  cls__b_priority_range(dev, &l, &g);
+  if (least) *least = l;
+  if (greatest) *greatest = g;
+  CLS__RETURN(clsSuccess);
+}

@@ -1,0 +1,117 @@
+/* Errors: the one table of names and strings, the per-thread last error,
+ * and CLSTREAM_LOG. */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const struct {
+  clsError_t code;
+  const char *name;
+  const char *string;
+} cls__errors[] = {
+    {clsSuccess, "clsSuccess", "no error"},
+    {clsErrorInvalidValue, "clsErrorInvalidValue", "invalid argument"},
+    {clsErrorMemoryAllocation, "clsErrorMemoryAllocation", "out of memory"},
+    {clsErrorInitializationError, "clsErrorInitializationError",
+     "initialization error"},
+    {clsErrorInvalidConfiguration, "clsErrorInvalidConfiguration",
+     "invalid configuration argument"},
+    {clsErrorInvalidDevicePointer, "clsErrorInvalidDevicePointer",
+     "invalid device pointer"},
+    {clsErrorInvalidMemcpyDirection, "clsErrorInvalidMemcpyDirection",
+     "invalid copy direction for memcpy"},
+    {clsErrorNoDevice, "clsErrorNoDevice",
+     "no CUDA-capable device is detected"},
+    {clsErrorInvalidDevice, "clsErrorInvalidDevice", "invalid device ordinal"},
+    {clsErrorInvalidKernelImage, "clsErrorInvalidKernelImage",
+     "device kernel image is invalid"},
+    {clsErrorInvalidSource, "clsErrorInvalidSource", "invalid source"},
+    {clsErrorInvalidResourceHandle, "clsErrorInvalidResourceHandle",
+     "invalid resource handle"},
+    {clsErrorIllegalState, "clsErrorIllegalState",
+     "the operation cannot be performed in the present state"},
+    {clsErrorSymbolNotFound, "clsErrorSymbolNotFound",
+     "named symbol not found"},
+    {clsErrorNotReady, "clsErrorNotReady", "device not ready"},
+    {clsErrorLaunchOutOfResources, "clsErrorLaunchOutOfResources",
+     "too many resources requested for launch"},
+    {clsErrorLaunchFailure, "clsErrorLaunchFailure",
+     "unspecified launch failure"},
+    {clsErrorNotPermitted, "clsErrorNotPermitted", "operation not permitted"},
+    {clsErrorNotSupported, "clsErrorNotSupported", "operation not supported"},
+    {clsErrorUnknown, "clsErrorUnknown", "unknown error"},
+};
+
+static const char cls__unrecognized[] = "unrecognized error code";
+
+static int cls__find(clsError_t code) {
+  for (size_t i = 0; i < sizeof cls__errors / sizeof cls__errors[0]; ++i)
+    if (cls__errors[i].code == code) return (int)i;
+  return -1;
+}
+
+const char *clsGetErrorName(clsError_t error) {
+  int i = cls__find(error);
+  return i < 0 ? cls__unrecognized : cls__errors[i].name;
+}
+
+const char *clsGetErrorString(clsError_t error) {
+  int i = cls__find(error);
+  return i < 0 ? cls__unrecognized : cls__errors[i].string;
+}
+
+/* ---- Per-thread state ------------------------------------------------ */
+
+static _Thread_local clsError_t cls__last_error = clsSuccess;
+_Thread_local int cls__in_host_fn = 0;
+static _Thread_local char cls__why[512];
+
+clsError_t clsGetLastError(void) {
+  clsError_t e = cls__last_error;
+  cls__last_error = clsSuccess;
+  return e;
+}
+
+clsError_t clsPeekAtLastError(void) { return cls__last_error; }
+
+/* ---- CLSTREAM_LOG ---------------------------------------------------- */
+
+static atomic_int cls__log_state = -1; /* -1 unknown, 0 off, 1 on */
+
+int cls__log_enabled(void) {
+  int s = atomic_load_explicit(&cls__log_state, memory_order_relaxed);
+  if (CLS__LIKELY(s >= 0)) return s;
+  const char *v = getenv("CLSTREAM_LOG");
+  s = v && *v && strcmp(v, "0") != 0;
+  atomic_store_explicit(&cls__log_state, s, memory_order_relaxed);
+  return s;
+}
+
+clsError_t cls__reason(clsError_t code, const char *fmt, ...) {
+  if (cls__log_enabled() && !cls__why[0]) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cls__why, sizeof cls__why, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+clsError_t cls__finish(const char *func, clsError_t code) {
+  if (CLS__LIKELY(code == clsSuccess || code == clsErrorNotReady)) {
+    if (CLS__UNLIKELY(cls__why[0])) cls__why[0] = '\0'; /* recovered */
+    return code;
+  }
+  cls__last_error = code;
+  if (cls__log_enabled()) {
+    fprintf(stderr, "clstream: %s: %s (%s)%s%s\n", func, clsGetErrorName(code),
+            clsGetErrorString(code), cls__why[0] ? ": " : "", cls__why);
+    fflush(stderr);
+  }
+  cls__why[0] = '\0';
+  return code;
+}

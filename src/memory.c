@@ -1,0 +1,257 @@
+/* Memory: allocations, the allocation table, copies and sets. */
+#include "internal.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Allocation table: sorted by base, guarded by a rwlock ------------ */
+
+typedef struct cls__alloc {
+  uintptr_t base;
+  size_t size;
+  int kind; /* enum cls__mem_kind */
+  int dev;
+} cls__alloc;
+
+static pthread_rwlock_t cls__table_lock = PTHREAD_RWLOCK_INITIALIZER;
+static cls__alloc *cls__table;
+static size_t cls__nalloc, cls__capalloc;
+
+/* Index of the last allocation with base <= p, or -1. Under the lock. */
+static ptrdiff_t cls__table_floor(uintptr_t p) {
+  size_t lo = 0, hi = cls__nalloc;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cls__table[mid].base <= p)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (ptrdiff_t)lo - 1;
+}
+
+static clsError_t cls__table_add(void *p, size_t size, int kind, int dev) {
+  clsError_t e = clsSuccess;
+  pthread_rwlock_wrlock(&cls__table_lock);
+  if (cls__nalloc == cls__capalloc) {
+    size_t cap = cls__capalloc ? 2 * cls__capalloc : 64;
+    cls__alloc *t = realloc(cls__table, cap * sizeof *t);
+    if (!t) {
+      e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+      goto out;
+    }
+    cls__table = t;
+    cls__capalloc = cap;
+  }
+  size_t at = (size_t)(cls__table_floor((uintptr_t)p) + 1);
+  memmove(&cls__table[at + 1], &cls__table[at],
+          (cls__nalloc - at) * sizeof *cls__table);
+  cls__table[at] = (cls__alloc){(uintptr_t)p, size, kind, dev};
+  cls__nalloc++;
+out:
+  pthread_rwlock_unlock(&cls__table_lock);
+  return e;
+}
+
+/* Removes the allocation starting exactly at p of `kind`; returns 1 and
+ * its device if there was one. */
+static int cls__table_remove(void *p, int kind, int *dev) {
+  int found = 0;
+  pthread_rwlock_wrlock(&cls__table_lock);
+  ptrdiff_t i = cls__table_floor((uintptr_t)p);
+  if (i >= 0 && cls__table[i].base == (uintptr_t)p &&
+      cls__table[i].kind == kind) {
+    *dev = cls__table[i].dev;
+    memmove(&cls__table[i], &cls__table[i + 1],
+            (cls__nalloc - (size_t)i - 1) * sizeof *cls__table);
+    cls__nalloc--;
+    found = 1;
+  }
+  pthread_rwlock_unlock(&cls__table_lock);
+  return found;
+}
+
+enum cls__mem_kind cls__mem_find(const void *p, size_t *avail, int *dev) {
+  enum cls__mem_kind k = CLS__MEM_NONE;
+  pthread_rwlock_rdlock(&cls__table_lock);
+  ptrdiff_t i = cls__table_floor((uintptr_t)p);
+  if (i >= 0 && (uintptr_t)p - cls__table[i].base < cls__table[i].size) {
+    k = (enum cls__mem_kind)cls__table[i].kind;
+    if (avail) *avail = cls__table[i].size - ((uintptr_t)p - cls__table[i].base);
+    if (dev) *dev = cls__table[i].dev;
+  }
+  pthread_rwlock_unlock(&cls__table_lock);
+  return k;
+}
+
+/* ---- Allocation ------------------------------------------------------- */
+
+static clsError_t cls__alloc_common(void **out, size_t size, int kind) {
+  if (!out) return cls__reason(clsErrorInvalidValue, "pointer is NULL");
+  if (size == 0) {
+    *out = NULL;
+    return clsSuccess;
+  }
+  int dev;
+  clsError_t e = cls__current_device(&dev);
+  if (e != clsSuccess) return e;
+  void *p = NULL;
+  e = kind == CLS__MEM_DEVICE ? cls__b_malloc(dev, size, &p)
+                              : cls__b_malloc_host(dev, size, &p);
+  if (e != clsSuccess) return e;
+  e = cls__table_add(p, size, kind, dev);
+  if (e != clsSuccess) {
+    if (kind == CLS__MEM_DEVICE)
+      cls__b_free(dev, p);
+    else
+      cls__b_free_host(dev, p);
+    return e;
+  }
+  *out = p;
+  return clsSuccess;
+}
+
+/* Frees after the owning device's work is done, as cudaFree does. */
+static clsError_t cls__free_common(void *p, int kind) {
+  if (!p) return clsSuccess;
+  clsError_t e = cls__init();
+  if (e != clsSuccess) return e;
+  int dev;
+  if (!cls__table_remove(p, kind, &dev))
+    return cls__reason(clsErrorInvalidValue, "%p is not the start of a %s",
+                       p, kind == CLS__MEM_DEVICE
+                              ? "clsMalloc allocation"
+                              : "clsMallocHost allocation");
+  e = cls__b_device_sync(dev);
+  if (kind == CLS__MEM_DEVICE)
+    cls__b_free(dev, p);
+  else
+    cls__b_free_host(dev, p);
+  return e;
+}
+
+clsError_t clsMalloc(void **devPtr, size_t size) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__alloc_common(devPtr, size, CLS__MEM_DEVICE));
+}
+
+clsError_t clsFree(void *devPtr) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__free_common(devPtr, CLS__MEM_DEVICE));
+}
+
+clsError_t clsMallocHost(void **ptr, size_t size) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__alloc_common(ptr, size, CLS__MEM_HOST));
+}
+
+clsError_t clsFreeHost(void *ptr) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__free_common(ptr, CLS__MEM_HOST));
+}
+
+/* ---- Copies and sets --------------------------------------------------- */
+
+/* Checks that [p, p+n) lies in a device-accessible allocation (device
+ * memory, or pinned host memory which the copy engine can reach). */
+static clsError_t cls__check_dev_range(const void *p, size_t n,
+                                       const char *what) {
+  size_t avail = 0;
+  if (cls__mem_find(p, &avail, NULL) == CLS__MEM_NONE)
+    return cls__reason(clsErrorInvalidValue,
+                       "%s %p is not in a clstream allocation", what, p);
+  if (n > avail)
+    return cls__reason(clsErrorInvalidValue,
+                       "%s: %zu bytes run past the end of the allocation "
+                       "(%zu bytes left)",
+                       what, n, avail);
+  return clsSuccess;
+}
+
+/* Validates a copy and resolves clsMemcpyDefault.  *pageable is set when
+ * a host side is ordinary (pageable) memory. */
+static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
+                                  clsMemcpyKind kind, clsMemcpyKind *out,
+                                  int *pageable) {
+  if ((unsigned)kind > clsMemcpyDefault)
+    return cls__reason(clsErrorInvalidMemcpyDirection,
+                       "kind %d is not a clsMemcpyKind", (int)kind);
+  if (!dst || !src)
+    return cls__reason(clsErrorInvalidValue, "%s is NULL",
+                       dst ? "src" : "dst");
+  size_t davail = 0, savail = 0;
+  enum cls__mem_kind dk = cls__mem_find(dst, &davail, NULL);
+  enum cls__mem_kind sk = cls__mem_find(src, &savail, NULL);
+  if (kind == clsMemcpyDefault)
+    kind = (clsMemcpyKind)((sk == CLS__MEM_DEVICE ? 2 : 0) |
+                           (dk == CLS__MEM_DEVICE ? 1 : 0));
+  int dst_dev = kind == clsMemcpyHostToDevice ||
+                kind == clsMemcpyDeviceToDevice;
+  int src_dev = kind == clsMemcpyDeviceToHost ||
+                kind == clsMemcpyDeviceToDevice;
+  clsError_t e = clsSuccess;
+  if (dst_dev) e = cls__check_dev_range(dst, n, "dst");
+  if (e == clsSuccess && src_dev) e = cls__check_dev_range(src, n, "src");
+  /* Host sides inside a known allocation are range-checked too. */
+  if (e == clsSuccess && !dst_dev && dk != CLS__MEM_NONE && n > davail)
+    e = cls__reason(clsErrorInvalidValue, "dst: %zu bytes run past the end "
+                    "of the allocation", n);
+  if (e == clsSuccess && !src_dev && sk != CLS__MEM_NONE && n > savail)
+    e = cls__reason(clsErrorInvalidValue, "src: %zu bytes run past the end "
+                    "of the allocation", n);
+  *out = kind;
+  *pageable = (!dst_dev && dk == CLS__MEM_NONE) ||
+              (!src_dev && sk == CLS__MEM_NONE);
+  return e;
+}
+
+static clsError_t cls__copy(void *dst, const void *src, size_t n,
+                            clsMemcpyKind kind, clsStream_t sh, int sync) {
+  clsMemcpyKind k = kind;
+  int pageable = 1;
+  clsError_t e = cls__copy_check(dst, src, n, kind, &k, &pageable);
+  if (e != clsSuccess || n == 0) return e;
+  int dev;
+  cls__bstream *s;
+  e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
+  if (e != clsSuccess) return e;
+  /* Pageable host memory may be reused as soon as the call returns, so
+   * such a copy completes before returning, as CUDA's staging does. */
+  return cls__b_memcpy(s, dst, src, n, k, sync || pageable);
+}
+
+clsError_t clsMemcpy(void *dst, const void *src, size_t count,
+                     clsMemcpyKind kind) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__copy(dst, src, count, kind, clsStreamLegacy, 1));
+}
+
+clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
+                          clsMemcpyKind kind, clsStream_t s) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__copy(dst, src, count, kind, s, 0));
+}
+
+static clsError_t cls__set(void *p, int value, size_t n, clsStream_t sh,
+                           int sync) {
+  if (!p) return cls__reason(clsErrorInvalidValue, "devPtr is NULL");
+  clsError_t e = cls__check_dev_range(p, n, "devPtr");
+  if (e != clsSuccess || n == 0) return e;
+  int dev;
+  cls__bstream *s;
+  e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
+  if (e != clsSuccess) return e;
+  return cls__b_memset(s, p, value, n, sync);
+}
+
+clsError_t clsMemset(void *devPtr, int value, size_t count) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__set(devPtr, value, count, clsStreamLegacy, 1));
+}
+
+clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
+                          clsStream_t s) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__set(devPtr, value, count, s, 0));
+}

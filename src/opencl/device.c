@@ -1,0 +1,402 @@
+/* OpenCL backend: device enumeration, contexts, timestamp validation,
+ * device-wide synchronization, and the one map from cl_int to clsError_t. */
+#include "ocl.h"
+
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cls__ocl_platform *cls__plats;
+static cl_uint cls__nplats;
+static cls__ocl_device *cls__devs;
+static int cls__ndevs;
+
+cls__ocl_device *cls__ocl_device_get(int dev) { return &cls__devs[dev]; }
+
+/* ---- cl_int -> clsError_t: the one place ------------------------------ */
+
+static const char *cls__cl_name(cl_int e) {
+  switch (e) {
+#define N(x)                                                                \
+  case x:                                                                   \
+    return #x;
+    N(CL_DEVICE_NOT_FOUND) N(CL_DEVICE_NOT_AVAILABLE)
+    N(CL_COMPILER_NOT_AVAILABLE) N(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    N(CL_OUT_OF_RESOURCES) N(CL_OUT_OF_HOST_MEMORY)
+    N(CL_PROFILING_INFO_NOT_AVAILABLE) N(CL_BUILD_PROGRAM_FAILURE)
+    N(CL_MISALIGNED_SUB_BUFFER_OFFSET)
+    N(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    N(CL_COMPILE_PROGRAM_FAILURE) N(CL_LINK_PROGRAM_FAILURE)
+    N(CL_DEVICE_PARTITION_FAILED) N(CL_INVALID_VALUE)
+    N(CL_INVALID_DEVICE_TYPE) N(CL_INVALID_PLATFORM) N(CL_INVALID_DEVICE)
+    N(CL_INVALID_CONTEXT) N(CL_INVALID_QUEUE_PROPERTIES)
+    N(CL_INVALID_COMMAND_QUEUE) N(CL_INVALID_HOST_PTR)
+    N(CL_INVALID_MEM_OBJECT) N(CL_INVALID_BINARY)
+    N(CL_INVALID_BUILD_OPTIONS) N(CL_INVALID_PROGRAM)
+    N(CL_INVALID_PROGRAM_EXECUTABLE) N(CL_INVALID_KERNEL_NAME)
+    N(CL_INVALID_KERNEL_DEFINITION) N(CL_INVALID_KERNEL)
+    N(CL_INVALID_ARG_INDEX) N(CL_INVALID_ARG_VALUE) N(CL_INVALID_ARG_SIZE)
+    N(CL_INVALID_KERNEL_ARGS) N(CL_INVALID_WORK_DIMENSION)
+    N(CL_INVALID_WORK_GROUP_SIZE) N(CL_INVALID_WORK_ITEM_SIZE)
+    N(CL_INVALID_GLOBAL_OFFSET) N(CL_INVALID_EVENT_WAIT_LIST)
+    N(CL_INVALID_EVENT) N(CL_INVALID_OPERATION)
+    N(CL_INVALID_BUFFER_SIZE) N(CL_INVALID_GLOBAL_WORK_SIZE)
+    N(CL_INVALID_PROPERTY) N(CL_INVALID_COMPILER_OPTIONS)
+    N(CL_INVALID_DEVICE_PARTITION_COUNT)
+#undef N
+  default:
+    return "an OpenCL error";
+  }
+}
+
+clsError_t cls__ocl_error(cl_int err, const char *what) {
+  clsError_t e;
+  switch (err) {
+  case CL_SUCCESS:
+    return clsSuccess;
+  case CL_OUT_OF_HOST_MEMORY:
+  case CL_MEM_OBJECT_ALLOCATION_FAILURE:
+  case CL_INVALID_BUFFER_SIZE:
+    e = clsErrorMemoryAllocation;
+    break;
+  case CL_OUT_OF_RESOURCES:
+    e = clsErrorLaunchOutOfResources;
+    break;
+  case CL_INVALID_WORK_GROUP_SIZE:
+  case CL_INVALID_WORK_ITEM_SIZE:
+  case CL_INVALID_GLOBAL_WORK_SIZE:
+  case CL_INVALID_WORK_DIMENSION:
+    e = clsErrorInvalidConfiguration;
+    break;
+  case CL_BUILD_PROGRAM_FAILURE:
+  case CL_COMPILE_PROGRAM_FAILURE:
+  case CL_LINK_PROGRAM_FAILURE:
+    e = clsErrorInvalidSource;
+    break;
+  case CL_INVALID_KERNEL_NAME:
+    e = clsErrorSymbolNotFound;
+    break;
+  case CL_INVALID_VALUE:
+  case CL_INVALID_BUILD_OPTIONS:
+  case CL_INVALID_COMPILER_OPTIONS:
+  case CL_INVALID_ARG_VALUE:
+  case CL_INVALID_ARG_SIZE:
+  case CL_INVALID_ARG_INDEX:
+  case CL_INVALID_KERNEL_ARGS:
+    e = clsErrorInvalidValue;
+    break;
+  case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
+    e = clsErrorLaunchFailure;
+    break;
+  case CL_DEVICE_NOT_AVAILABLE:
+  case CL_DEVICE_NOT_FOUND:
+  case CL_INVALID_DEVICE:
+    e = clsErrorInvalidDevice;
+    break;
+  case CL_COMPILER_NOT_AVAILABLE:
+  case CL_INVALID_OPERATION:
+  case CL_INVALID_QUEUE_PROPERTIES:
+    e = clsErrorNotSupported;
+    break;
+  default:
+    e = err < 0 ? clsErrorUnknown : clsErrorLaunchFailure;
+    break;
+  }
+  return cls__reason(e, "%s failed with %s (%d)", what, cls__cl_name(err),
+                     (int)err);
+}
+
+/* ---- Enumeration ------------------------------------------------------ */
+
+static int cls__type_rank(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU) return 0;
+  if (t & CL_DEVICE_TYPE_ACCELERATOR) return 1;
+  if (t & CL_DEVICE_TYPE_CPU) return 3;
+  return 2;
+}
+
+static void cls__describe(cls__ocl_device *d) {
+  cl_device_id id = d->id;
+  clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof d->name, d->name, NULL);
+  clGetDeviceInfo(id, CL_DRIVER_VERSION, sizeof d->driver, d->driver, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
+  if (clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof d->svm, &d->svm,
+                      NULL) != CL_SUCCESS)
+    d->svm = 0;
+  clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units,
+                  &d->compute_units, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_MAX_CLOCK_FREQUENCY, sizeof d->clock_mhz,
+                  &d->clock_mhz, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_wg,
+                  &d->max_wg, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_MAX_WORK_ITEM_SIZES, sizeof d->max_item,
+                  d->max_item, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof d->global_mem,
+                  &d->global_mem, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem,
+                  &d->local_mem, NULL);
+  clGetDeviceInfo(id, CL_DEVICE_PROFILING_TIMER_RESOLUTION,
+                  sizeof d->timer_res_ns, &d->timer_res_ns, NULL);
+  size_t n = 0;
+  clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, 0, NULL, &n);
+  char *ext = n ? malloc(n + 1) : NULL;
+  if (ext && clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, n, ext, NULL) ==
+                 CL_SUCCESS) {
+    ext[n] = '\0';
+    d->priority_hints = strstr(ext, "cl_khr_priority_hints") != NULL;
+  }
+  free(ext);
+  pthread_mutex_init(&d->open_lock, NULL);
+  pthread_mutex_init(&d->streams_lock, NULL);
+  pthread_mutex_init(&d->busy_lock, NULL);
+}
+
+/* CLSTREAM_SPLIT_DEVICES=N splits each device that can be partitioned
+ * equally into N sub-devices, listed after the root devices.  It gives CI
+ * on a single CPU several devices to test cross-device rules with. */
+static cl_uint cls__split(cl_device_id root, cl_device_id *out, cl_uint max) {
+  const char *v = getenv("CLSTREAM_SPLIT_DEVICES");
+  int parts = v ? atoi(v) : 0;
+  if (parts < 2) return 0;
+  cl_uint cu = 0;
+  clGetDeviceInfo(root, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+  cl_uint per = cu / (cl_uint)parts;
+  if (per == 0) per = 1;
+  cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY,
+                                          (cl_device_partition_property)per,
+                                          0};
+  cl_uint got = 0;
+  if (clCreateSubDevices(root, props, max, out, &got) != CL_SUCCESS) return 0;
+  return got < max ? got : max;
+}
+
+clsError_t cls__b_init(void) {
+  cl_uint np = 0;
+  cl_int err = clGetPlatformIDs(0, NULL, &np);
+  if (err != CL_SUCCESS || np == 0) return clsSuccess; /* no device */
+  cl_platform_id *ids = calloc(np, sizeof *ids);
+  cls__plats = calloc(np, sizeof *cls__plats);
+  if (!ids || !cls__plats) {
+    free(ids);
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+  clGetPlatformIDs(np, ids, NULL);
+  int total = 0;
+  for (cl_uint p = 0; p < np; ++p) {
+    cls__ocl_platform *pl = &cls__plats[cls__nplats];
+    pl->id = ids[p];
+    clGetPlatformInfo(pl->id, CL_PLATFORM_NAME, sizeof pl->name, pl->name,
+                      NULL);
+    clGetPlatformInfo(pl->id, CL_PLATFORM_VERSION, sizeof pl->version,
+                      pl->version, NULL);
+    cl_uint nd = 0;
+    if (clGetDeviceIDs(pl->id, CL_DEVICE_TYPE_ALL, 0, NULL, &nd) !=
+            CL_SUCCESS ||
+        nd == 0)
+      continue;
+    cl_uint cap = nd * 9; /* room for up to 8 sub-devices each */
+    pl->devices = calloc(cap, sizeof *pl->devices);
+    if (!pl->devices) continue;
+    clGetDeviceIDs(pl->id, CL_DEVICE_TYPE_ALL, nd, pl->devices, NULL);
+    cl_uint n = nd;
+    for (cl_uint i = 0; i < nd; ++i)
+      n += cls__split(pl->devices[i], pl->devices + n,
+                      (cap - n) < 8 ? cap - n : 8);
+    pl->ndevices = n;
+    pthread_mutex_init(&pl->lock, NULL);
+    total += (int)n;
+    cls__nplats++;
+  }
+  free(ids);
+  cls__devs = calloc(total ? (size_t)total : 1, sizeof *cls__devs);
+  if (!cls__devs)
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  /* GPUs first, then accelerators, others, CPUs; stable otherwise. */
+  for (int rank = 0; rank < 4; ++rank)
+    for (cl_uint p = 0; p < cls__nplats; ++p)
+      for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i) {
+        cl_device_type t = 0;
+        clGetDeviceInfo(cls__plats[p].devices[i], CL_DEVICE_TYPE, sizeof t,
+                        &t, NULL);
+        if (cls__type_rank(t) != rank) continue;
+        cls__ocl_device *d = &cls__devs[cls__ndevs];
+        d->index = cls__ndevs++;
+        d->id = cls__plats[p].devices[i];
+        d->plat = &cls__plats[p];
+        cls__describe(d);
+      }
+  return clsSuccess;
+}
+
+int cls__b_device_count(void) { return cls__ndevs; }
+
+static int cls__contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; ++hay) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == n) return 1;
+  }
+  return n == 0;
+}
+
+int cls__b_default_device(void) {
+  const char *v = getenv("CLSTREAM_DEVICE");
+  if (!v || !*v) {
+    for (int i = 0; i < cls__ndevs; ++i)
+      if (cls__devs[i].svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) return i;
+    return 0;
+  }
+  char *end;
+  long idx = strtol(v, &end, 10);
+  if (*end == '\0') {
+    if (idx >= 0 && idx < cls__ndevs) return (int)idx;
+    cls__reason(clsErrorInvalidDevice,
+                "CLSTREAM_DEVICE=%s: there are %d devices", v, cls__ndevs);
+    return -1;
+  }
+  for (int i = 0; i < cls__ndevs; ++i)
+    if (cls__contains_nocase(cls__devs[i].name, v) ||
+        cls__contains_nocase(cls__devs[i].plat->name, v))
+      return i;
+  cls__reason(clsErrorInvalidDevice,
+              "CLSTREAM_DEVICE=%s matches no device or platform name", v);
+  return -1;
+}
+
+/* ---- Opening a device ------------------------------------------------- */
+
+/* Checks once that a marker's END is not before the END of the command it
+ * follows; where a driver stamps markers early, timed records use a tiny
+ * fill command instead. */
+static void cls__validate_timestamps(cls__ocl_device *d) {
+  cl_int err;
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
+                                 CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_command_queue q =
+      clCreateCommandQueueWithProperties(d->ctx, d->id, props, &err);
+  if (err != CL_SUCCESS) return;
+  size_t size = 4u << 20;
+  void *buf = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, size, 0);
+  cl_event fill = NULL, marker = NULL;
+  unsigned char zero = 0;
+  if (buf &&
+      clEnqueueSVMMemFill(q, buf, &zero, 1, size, 0, NULL, &fill) ==
+          CL_SUCCESS &&
+      clEnqueueMarkerWithWaitList(q, 0, NULL, &marker) == CL_SUCCESS &&
+      clFinish(q) == CL_SUCCESS) {
+    cl_ulong fill_end = 0, marker_end = 0;
+    clGetEventProfilingInfo(fill, CL_PROFILING_COMMAND_END, sizeof fill_end,
+                            &fill_end, NULL);
+    clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END,
+                            sizeof marker_end, &marker_end, NULL);
+    if (marker_end == 0 || marker_end < fill_end) {
+      d->timing_fallback = 1;
+      if (cls__log_enabled())
+        fprintf(stderr,
+                "clstream: device %d (%s): marker timestamps precede earlier "
+                "work; timed events use a fill command\n",
+                d->index, d->name);
+    }
+  }
+  if (fill) clReleaseEvent(fill);
+  if (marker) clReleaseEvent(marker);
+  if (buf) {
+    clFinish(q);
+    clSVMFree(d->ctx, buf);
+  }
+  clReleaseCommandQueue(q);
+}
+
+static clsError_t cls__open(cls__ocl_device *d) {
+  if (!(d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
+    return cls__reason(clsErrorNotSupported,
+                       "device %d (%s) has no coarse-grained SVM", d->index,
+                       d->name);
+  cls__ocl_platform *pl = d->plat;
+  cl_int err = CL_SUCCESS;
+  pthread_mutex_lock(&pl->lock);
+  if (!pl->ctx) {
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                     (cl_context_properties)pl->id, 0};
+    pl->ctx = clCreateContext(props, pl->ndevices, pl->devices, NULL, NULL,
+                              &err);
+  }
+  d->ctx = pl->ctx;
+  pthread_mutex_unlock(&pl->lock);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "clCreateContext");
+  d->scratch = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, 64, 0);
+  if (!d->scratch)
+    return cls__reason(clsErrorMemoryAllocation,
+                       "device %d: clSVMAlloc of 64 bytes failed", d->index);
+  cls__validate_timestamps(d);
+  return clsSuccess;
+}
+
+clsError_t cls__b_device_open(int dev) {
+  cls__ocl_device *d = &cls__devs[dev];
+  int state = atomic_load_explicit(&d->opened, memory_order_acquire);
+  if (CLS__LIKELY(state == 1)) return clsSuccess;
+  pthread_mutex_lock(&d->open_lock);
+  state = atomic_load_explicit(&d->opened, memory_order_relaxed);
+  if (state == 0) {
+    d->open_err = cls__open(d);
+    state = d->open_err == clsSuccess ? 1 : -1;
+    atomic_store_explicit(&d->opened, state, memory_order_release);
+  }
+  pthread_mutex_unlock(&d->open_lock);
+  if (state == 1) return clsSuccess;
+  if (d->open_err == clsErrorNotSupported)
+    return cls__reason(clsErrorNotSupported,
+                       "device %d (%s) has no coarse-grained SVM", d->index,
+                       d->name);
+  return cls__reason(d->open_err, "device %d (%s) could not be opened",
+                     d->index, d->name);
+}
+
+clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
+  cls__ocl_device *d = &cls__devs[dev];
+  memset(p, 0, sizeof *p);
+  snprintf(p->name, sizeof p->name, "%s", d->name);
+  snprintf(p->platformName, sizeof p->platformName, "%s", d->plat->name);
+  snprintf(p->driverVersion, sizeof p->driverVersion, "%s", d->driver);
+  p->totalGlobalMem = (size_t)d->global_mem;
+  p->sharedMemPerBlock = (size_t)d->local_mem;
+  p->multiProcessorCount = (int)d->compute_units;
+  p->maxThreadsPerBlock = d->max_wg > INT_MAX ? INT_MAX : (int)d->max_wg;
+  for (int i = 0; i < 3; ++i) {
+    p->maxThreadsDim[i] =
+        d->max_item[i] > INT_MAX ? INT_MAX : (int)d->max_item[i];
+    p->maxGridSize[i] = INT_MAX;
+  }
+  cl_uint warp = 0;
+#ifdef CL_DEVICE_WARP_SIZE_NV
+  if (clGetDeviceInfo(d->id, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp,
+                      NULL) != CL_SUCCESS)
+    warp = 0;
+#endif
+  p->warpSize = warp ? (int)warp : 1;
+  p->clockRate = (int)d->clock_mhz * 1000;
+  int major = 0, minor = 0;
+  sscanf(d->plat->version, "OpenCL %d.%d", &major, &minor);
+  p->major = major;
+  p->minor = minor;
+  p->concurrentKernels = 1;
+  p->isCpu = (d->type & CL_DEVICE_TYPE_CPU) != 0;
+  p->svmCoarseGrain = (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+  p->unifiedAddressing = p->svmCoarseGrain;
+  p->selectable = p->svmCoarseGrain;
+  p->streamPriorities = d->priority_hints;
+  p->timerResolutionNs = (double)d->timer_res_ns;
+  p->timingFallback = d->timing_fallback;
+  return clsSuccess;
+}
+
+void cls__b_priority_range(int dev, int *least, int *greatest) {
+  *least = 0;
+  *greatest = cls__devs[dev].priority_hints ? -1 : 0;
+}

@@ -1,0 +1,131 @@
+/* OpenCL backend: events are the cl_event of a marker (or, where marker
+ * timestamps were found wrong, of a tiny fill) enqueued at record time. */
+#include "ocl.h"
+
+#include <stdlib.h>
+
+clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
+  if (flags & clsEventInterprocess)
+    return cls__reason(clsErrorNotSupported,
+                       "interprocess events are not supported on OpenCL");
+  cls__bevent *e = calloc(1, sizeof *e);
+  if (!e) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  e->dev = cls__ocl_device_get(dev);
+  e->flags = flags;
+  pthread_mutex_init(&e->lock, NULL);
+  atomic_init(&e->done, 1); /* never recorded counts as complete */
+  *out = e;
+  return clsSuccess;
+}
+
+void cls__b_event_destroy(cls__bevent *e) {
+  if (e->ev) clReleaseEvent(e->ev); /* the command itself still runs */
+  pthread_mutex_destroy(&e->lock);
+  free(e);
+}
+
+clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cl_int err;
+  cls__ocl_begin(s, &b);
+  if (s->dev->timing_fallback && !(e->flags & clsEventDisableTiming)) {
+    static const unsigned zero = 0;
+    err = clEnqueueSVMMemFill(s->q, s->dev->scratch, &zero, sizeof zero,
+                              sizeof zero, b.n, b.list, &ev);
+  } else {
+    err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
+  }
+  if (err == CL_SUCCESS) clRetainEvent(ev); /* one for the stream */
+  cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "recording the event");
+  pthread_mutex_lock(&e->lock);
+  cl_event old = e->ev;
+  e->ev = ev;
+  atomic_store_explicit(&e->done, 0, memory_order_release);
+  pthread_mutex_unlock(&e->lock);
+  if (old) clReleaseEvent(old);
+  return clsSuccess;
+}
+
+static clsError_t cls__failed(cl_int st) {
+  return cls__reason(clsErrorLaunchFailure,
+                     "work captured by the event failed (status %d)", (int)st);
+}
+
+clsError_t cls__b_event_query(cls__bevent *e) {
+  if (CLS__LIKELY(atomic_load_explicit(&e->done, memory_order_acquire)))
+    return clsSuccess;
+  cl_int st = CL_COMPLETE;
+  pthread_mutex_lock(&e->lock);
+  if (e->ev) {
+    clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                   NULL);
+    if (st == CL_COMPLETE)
+      atomic_store_explicit(&e->done, 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (st < 0) return cls__failed(st);
+  return st == CL_COMPLETE ? clsSuccess : clsErrorNotReady;
+}
+
+/* The newest record, retained, or NULL if there is none or it is known
+ * complete. */
+static cl_event cls__take(cls__bevent *e) {
+  if (atomic_load_explicit(&e->done, memory_order_acquire)) return NULL;
+  pthread_mutex_lock(&e->lock);
+  cl_event ev = e->ev;
+  if (ev) clRetainEvent(ev);
+  pthread_mutex_unlock(&e->lock);
+  return ev;
+}
+
+clsError_t cls__b_event_sync(cls__bevent *e) {
+  cl_event ev = cls__take(e);
+  if (!ev) return clsSuccess;
+  clsError_t r = cls__ocl_wait(ev, (e->flags & clsEventBlockingSync) != 0);
+  if (r == clsSuccess) {
+    pthread_mutex_lock(&e->lock);
+    if (e->ev == ev) atomic_store_explicit(&e->done, 1, memory_order_release);
+    pthread_mutex_unlock(&e->lock);
+  }
+  clReleaseEvent(ev);
+  return r;
+}
+
+/* END timestamp of e's newest record; clsErrorNotReady if incomplete. */
+static clsError_t cls__end_time(cls__bevent *e, cl_event *evp,
+                                cl_ulong *t) {
+  pthread_mutex_lock(&e->lock);
+  cl_event ev = e->ev;
+  cl_int st = CL_COMPLETE;
+  cl_int err = CL_SUCCESS;
+  if (ev) {
+    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                   NULL);
+    if (st == CL_COMPLETE)
+      err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t,
+                                    t, NULL);
+  }
+  pthread_mutex_unlock(&e->lock);
+  *evp = ev;
+  if (!ev)
+    return cls__reason(clsErrorInvalidResourceHandle,
+                       "the event was never recorded");
+  if (st < 0) return cls__failed(st);
+  if (st != CL_COMPLETE) return clsErrorNotReady;
+  if (err != CL_SUCCESS)
+    return cls__ocl_error(err, "clGetEventProfilingInfo");
+  return clsSuccess;
+}
+
+clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b) {
+  cl_event ea, eb;
+  cl_ulong ta = 0, tb = 0;
+  clsError_t r = cls__end_time(a, &ea, &ta);
+  clsError_t r2 = cls__end_time(b, &eb, &tb);
+  if (r == clsSuccess) r = r2;
+  if (r != clsSuccess) return r;
+  *ms = ea == eb ? 0.0f : (float)((double)(int64_t)(tb - ta) / 1e6);
+  return clsSuccess;
+}

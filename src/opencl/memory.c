@@ -1,0 +1,74 @@
+/* OpenCL backend: device memory is coarse-grained SVM; copies and fills
+ * are SVM commands on the stream's queue. */
+#include "ocl.h"
+
+#include <stdlib.h>
+
+clsError_t cls__b_malloc(int dev, size_t size, void **out) {
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  void *p = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, size, 0);
+  if (!p)
+    return cls__reason(clsErrorMemoryAllocation,
+                       "clSVMAlloc of %zu bytes failed on device %d", size,
+                       dev);
+  *out = p;
+  return clsSuccess;
+}
+
+void cls__b_free(int dev, void *p) {
+  clSVMFree(cls__ocl_device_get(dev)->ctx, p);
+}
+
+/* Host memory for async copies: page-aligned, so that drivers can pin
+ * and map it without bounce buffers.  OpenCL has no portable page-locking
+ * call; the copy commands read it in place. */
+clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
+  (void)dev;
+  void *p = NULL;
+  if (posix_memalign(&p, 4096, size) != 0 || !p)
+    return cls__reason(clsErrorMemoryAllocation,
+                       "allocating %zu bytes of host memory failed", size);
+  *out = p;
+  return clsSuccess;
+}
+
+void cls__b_free_host(int dev, void *p) {
+  (void)dev;
+  free(p);
+}
+
+/* Finishes an enqueue begun with cls__ocl_begin and, if `blocking`,
+ * waits for the command. */
+static clsError_t cls__finish_cmd(cls__bstream *s, cls__ocl_batch *b,
+                                  cl_int err, cl_event ev, int blocking,
+                                  const char *what) {
+  if (err == CL_SUCCESS && blocking) clRetainEvent(ev);
+  cls__ocl_end(s, b, err == CL_SUCCESS ? ev : NULL);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, what);
+  if (!blocking) return clsSuccess;
+  clsError_t r = cls__ocl_wait(ev, 0);
+  clReleaseEvent(ev);
+  return r;
+}
+
+clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
+                         size_t n, clsMemcpyKind kind, int blocking) {
+  (void)kind; /* SVM copies take any mix of SVM and host pointers */
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cls__ocl_begin(s, &b);
+  cl_int err =
+      clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, src, n, b.n, b.list, &ev);
+  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemcpy");
+}
+
+clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
+                         int blocking) {
+  unsigned char v = (unsigned char)value;
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cls__ocl_begin(s, &b);
+  cl_int err =
+      clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list, &ev);
+  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");
+}

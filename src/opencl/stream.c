@@ -1,0 +1,643 @@
+/* OpenCL backend: streams (in-order profiling queues), the enqueue bracket
+ * that implements clsStreamWaitEvent and the legacy stream's implicit
+ * synchronization, host jobs and the worker threads that run them. */
+#include "ocl.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- Small helpers ---------------------------------------------------- */
+
+static int cls__grow(void **arr, unsigned *cap, unsigned need, size_t elem) {
+  if (need <= *cap) return 1;
+  unsigned c = *cap ? *cap * 2 : 8;
+  while (c < need) c *= 2;
+  void *p = realloc(*arr, c * elem);
+  if (!p) return 0;
+  *arr = p;
+  *cap = c;
+  return 1;
+}
+
+static void cls__batch_push(cls__ocl_batch *b, cl_event ev) {
+  if (b->n == b->cap) {
+    cl_uint cap = b->cap * 2;
+    cl_event *l = malloc(cap * sizeof *l);
+    if (!l) return; /* out of memory: the wait is dropped, see reason */
+    memcpy(l, b->list, b->n * sizeof *l);
+    if (b->list != b->small) free(b->list);
+    b->list = l;
+    b->cap = cap;
+  }
+  b->list[b->n++] = ev;
+}
+
+/* Status of ev: CL_COMPLETE, a negative error, or "not yet" (> 0). */
+static cl_int cls__status(cl_event ev) {
+  cl_int st = CL_COMPLETE;
+  if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                     NULL) != CL_SUCCESS)
+    return CL_COMPLETE; /* an event we cannot query never blocks */
+  return st;
+}
+
+/* ---- Worker threads --------------------------------------------------- */
+
+static pthread_mutex_t cls__wlock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cls__wcond = PTHREAD_COND_INITIALIZER;
+static cls__ocl_job *cls__whead, *cls__wtail;
+static int cls__widle, cls__wthreads;
+
+static void *cls__worker(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&cls__wlock);
+  for (;;) {
+    while (!cls__whead) {
+      cls__widle++;
+      pthread_cond_wait(&cls__wcond, &cls__wlock);
+      cls__widle--;
+    }
+    cls__ocl_job *j = cls__whead;
+    cls__whead = j->next;
+    if (!cls__whead) cls__wtail = NULL;
+    pthread_mutex_unlock(&cls__wlock);
+    j->run(j);
+    pthread_mutex_lock(&cls__wlock);
+  }
+  return NULL;
+}
+
+void cls__ocl_post(cls__ocl_job *job) {
+  job->next = NULL;
+  pthread_mutex_lock(&cls__wlock);
+  if (cls__wtail)
+    cls__wtail->next = job;
+  else
+    cls__whead = job;
+  cls__wtail = job;
+  /* A host function may block (on another host function, say): start a
+   * new worker whenever none is idle, so queued jobs never starve. */
+  if (cls__widle == 0) {
+    pthread_t t;
+    pthread_attr_t a;
+    pthread_attr_init(&a);
+    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &a, cls__worker, NULL) == 0) cls__wthreads++;
+    pthread_attr_destroy(&a);
+  }
+  pthread_cond_signal(&cls__wcond);
+  pthread_mutex_unlock(&cls__wlock);
+}
+
+/* ---- Waiting ---------------------------------------------------------- */
+
+typedef struct cls__sleeper {
+  pthread_mutex_t m;
+  pthread_cond_t c;
+  int done;
+} cls__sleeper;
+
+static void CL_CALLBACK cls__wake(cl_event ev, cl_int status, void *p) {
+  (void)ev;
+  (void)status;
+  cls__sleeper *s = p;
+  pthread_mutex_lock(&s->m);
+  s->done = 1;
+  pthread_cond_signal(&s->c);
+  pthread_mutex_unlock(&s->m);
+}
+
+clsError_t cls__ocl_wait(cl_event ev, int sleep) {
+  cl_int st;
+  if (!sleep) {
+    cl_int err = clWaitForEvents(1, &ev);
+    if (err != CL_SUCCESS && err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+      return cls__ocl_error(err, "clWaitForEvents");
+  } else {
+    /* Sleep on a condition variable woken by the event's callback; poll
+     * the status now and then too, since some drivers skip CL_COMPLETE
+     * callbacks for commands that fail. */
+    cls__sleeper *s = malloc(sizeof *s);
+    if (!s) return cls__reason(clsErrorMemoryAllocation, "out of memory");
+    pthread_mutex_init(&s->m, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->c, &ca);
+    pthread_condattr_destroy(&ca);
+    s->done = 0;
+    int registered =
+        clSetEventCallback(ev, CL_COMPLETE, cls__wake, s) == CL_SUCCESS;
+    pthread_mutex_lock(&s->m);
+    while (!s->done) {
+      struct timespec t;
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      t.tv_nsec += 20 * 1000000L;
+      if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+      }
+      if (pthread_cond_timedwait(&s->c, &s->m, &t) != ETIMEDOUT) continue;
+      st = cls__status(ev);
+      /* Once complete, a registered callback is about to come: wait for
+       * it so that `s` outlives it.  A failed command's may never come. */
+      if (st < 0 || (st == CL_COMPLETE && !registered)) break;
+    }
+    int freeable = s->done || !registered;
+    pthread_mutex_unlock(&s->m);
+    if (freeable) {
+      pthread_cond_destroy(&s->c);
+      pthread_mutex_destroy(&s->m);
+      free(s);
+    } /* else a failed command whose callback may still fire: keep `s`. */
+  }
+  st = cls__status(ev);
+  if (st < 0)
+    return cls__reason(clsErrorLaunchFailure,
+                       "a command in the stream failed (status %d)", (int)st);
+  return clsSuccess;
+}
+
+/* ---- The enqueue bracket ---------------------------------------------- */
+
+/* Adds to b the newest commands of the device's blocking streams (and of
+ * destroyed blocking streams) that are not yet complete, and drops those
+ * that are from the busy list: the cost is proportional to the streams
+ * with unfinished work. */
+static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
+  pthread_mutex_lock(&d->busy_lock);
+  for (unsigned i = 0; i < d->nbusy;) {
+    cls__bstream *t = d->busy[i];
+    int keep = 0;
+    pthread_mutex_lock(&t->last_lock);
+    if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
+      if (cls__status(t->last) > CL_COMPLETE) {
+        clRetainEvent(t->last);
+        cls__batch_push(b, t->last);
+        keep = 1;
+      } else {
+        atomic_store_explicit(&t->last_done, 1, memory_order_release);
+      }
+    }
+    if (!keep) t->in_busy = 0;
+    pthread_mutex_unlock(&t->last_lock);
+    if (keep)
+      ++i;
+    else
+      d->busy[i] = d->busy[--d->nbusy];
+  }
+  for (unsigned i = 0; i < d->norphans;) {
+    struct cls__ocl_orphan *o = &d->orphans[i];
+    if (cls__status(o->ev) > CL_COMPLETE) {
+      if (o->blocking) {
+        clRetainEvent(o->ev);
+        cls__batch_push(b, o->ev);
+      }
+      ++i;
+    } else {
+      clReleaseEvent(o->ev);
+      *o = d->orphans[--d->norphans];
+    }
+  }
+  pthread_mutex_unlock(&d->busy_lock);
+}
+
+/* Adds to b the legacy stream's newest command if it is not complete. */
+static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
+  cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
+  if (!l || atomic_load_explicit(&l->last_done, memory_order_acquire)) return;
+  pthread_mutex_lock(&l->last_lock);
+  if (l->last && !atomic_load_explicit(&l->last_done, memory_order_relaxed)) {
+    if (cls__status(l->last) > CL_COMPLETE) {
+      clRetainEvent(l->last);
+      cls__batch_push(b, l->last);
+    } else {
+      atomic_store_explicit(&l->last_done, 1, memory_order_release);
+    }
+  }
+  pthread_mutex_unlock(&l->last_lock);
+}
+
+void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
+  pthread_mutex_lock(&s->lock);
+  b->list = b->small;
+  b->cap = sizeof b->small / sizeof b->small[0];
+  b->n = 0;
+  for (unsigned i = 0; i < s->nwaits; ++i) cls__batch_push(b, s->waits[i]);
+  b->npending = b->n;
+  if (s->role == CLS__ROLE_LEGACY)
+    cls__gather_blocking(s->dev, b);
+  else if (s->blocking)
+    cls__gather_legacy(s->dev, b);
+  if (b->n == 0) b->list = NULL; /* OpenCL wants NULL for an empty list */
+}
+
+void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  if (ev) {
+    for (unsigned i = 0; i < s->nwaits; ++i) clReleaseEvent(s->waits[i]);
+    s->nwaits = 0;
+    pthread_mutex_lock(&s->last_lock);
+    cl_event old = s->last;
+    s->last = ev;
+    atomic_store_explicit(&s->last_done, 0, memory_order_release);
+    int add = s->blocking && !s->in_busy;
+    if (add) s->in_busy = 1;
+    pthread_mutex_unlock(&s->last_lock);
+    if (old) clReleaseEvent(old);
+    if (add) {
+      cls__ocl_device *d = s->dev;
+      pthread_mutex_lock(&d->busy_lock);
+      if (cls__grow((void **)&d->busy, &d->capbusy, d->nbusy + 1,
+                    sizeof *d->busy))
+        d->busy[d->nbusy++] = s;
+      pthread_mutex_unlock(&d->busy_lock);
+    }
+    clFlush(s->q);
+  }
+  for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
+  if (b->list != b->small) free(b->list); /* NULL when empty */
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- Streams ---------------------------------------------------------- */
+
+static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
+                                  int priority, int role,
+                                  cls__bstream **out) {
+  cls__bstream *s = calloc(1, sizeof *s);
+  if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  cl_queue_properties props[5] = {CL_QUEUE_PROPERTIES,
+                                  CL_QUEUE_PROFILING_ENABLE, 0, 0, 0};
+  if (d->priority_hints && priority < 0) {
+    props[2] = CL_QUEUE_PRIORITY_KHR;
+    props[3] = CL_QUEUE_PRIORITY_HIGH_KHR;
+  }
+  cl_int err;
+  s->q = clCreateCommandQueueWithProperties(d->ctx, d->id, props, &err);
+  if (err != CL_SUCCESS) {
+    free(s);
+    return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
+  }
+  s->dev = d;
+  s->flags = flags;
+  s->priority = priority;
+  s->role = role;
+  s->blocking = role != CLS__ROLE_LEGACY && !(flags & clsStreamNonBlocking);
+  atomic_init(&s->last_done, 1);
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_mutex_init(&s->last_lock, NULL);
+  pthread_mutex_lock(&d->streams_lock);
+  s->next = d->streams;
+  if (d->streams) d->streams->prev = s;
+  d->streams = s;
+  pthread_mutex_unlock(&d->streams_lock);
+  *out = s;
+  return clsSuccess;
+}
+
+clsError_t cls__b_stream_create(int dev, unsigned flags, int priority,
+                                cls__bstream **out) {
+  return cls__stream_new(cls__ocl_device_get(dev), flags, priority,
+                         CLS__ROLE_CREATED, out);
+}
+
+void cls__b_stream_destroy(cls__bstream *s) {
+  cls__ocl_device *d = s->dev;
+  pthread_mutex_lock(&d->streams_lock);
+  if (s->prev)
+    s->prev->next = s->next;
+  else
+    d->streams = s->next;
+  if (s->next) s->next->prev = s->prev;
+  pthread_mutex_unlock(&d->streams_lock);
+
+  /* Waits that no later command consumed have nothing left to hold. */
+  for (unsigned i = 0; i < s->nwaits; ++i) clReleaseEvent(s->waits[i]);
+  free(s->waits);
+
+  pthread_mutex_lock(&d->busy_lock);
+  for (unsigned i = 0; i < d->nbusy; ++i)
+    if (d->busy[i] == s) {
+      d->busy[i] = d->busy[--d->nbusy];
+      break;
+    }
+  /* Work still pending stays visible to the legacy stream and to device
+   * synchronization until it completes. */
+  if (s->last && cls__status(s->last) > CL_COMPLETE &&
+      cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
+                sizeof *d->orphans)) {
+    d->orphans[d->norphans].ev = s->last;
+    d->orphans[d->norphans].blocking = s->blocking;
+    d->norphans++;
+    s->last = NULL;
+  }
+  pthread_mutex_unlock(&d->busy_lock);
+  if (s->last) clReleaseEvent(s->last);
+  clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
+  pthread_mutex_destroy(&s->lock);
+  pthread_mutex_destroy(&s->last_lock);
+  free(s);
+}
+
+/* Per-thread default streams, destroyed when their thread exits. */
+static pthread_key_t cls__pt_key;
+static pthread_once_t cls__pt_once = PTHREAD_ONCE_INIT;
+static _Thread_local cls__bstream **cls__pt_streams;
+
+static void cls__pt_exit(void *p) {
+  cls__bstream **arr = p;
+  int n = cls__b_device_count();
+  for (int i = 0; i < n; ++i)
+    if (arr[i]) cls__b_stream_destroy(arr[i]);
+  free(arr);
+}
+
+static void cls__pt_init(void) { pthread_key_create(&cls__pt_key, cls__pt_exit); }
+
+clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out) {
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  if (!per_thread) {
+    cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
+    if (CLS__LIKELY(l != NULL)) {
+      *out = l;
+      return clsSuccess;
+    }
+    clsError_t e = clsSuccess;
+    pthread_mutex_lock(&d->open_lock);
+    l = atomic_load_explicit(&d->legacy, memory_order_relaxed);
+    if (!l) {
+      e = cls__stream_new(d, 0, 0, CLS__ROLE_LEGACY, &l);
+      if (e == clsSuccess)
+        atomic_store_explicit(&d->legacy, l, memory_order_release);
+    }
+    pthread_mutex_unlock(&d->open_lock);
+    *out = l;
+    return e;
+  }
+  if (CLS__UNLIKELY(!cls__pt_streams)) {
+    pthread_once(&cls__pt_once, cls__pt_init);
+    cls__pt_streams = calloc((size_t)cls__b_device_count(), sizeof(void *));
+    if (!cls__pt_streams)
+      return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+    pthread_setspecific(cls__pt_key, cls__pt_streams);
+  }
+  if (CLS__UNLIKELY(!cls__pt_streams[dev])) {
+    clsError_t e = cls__stream_new(d, 0, 0, CLS__ROLE_PER_THREAD,
+                                   &cls__pt_streams[dev]);
+    if (e != clsSuccess) return e;
+  }
+  *out = cls__pt_streams[dev];
+  return clsSuccess;
+}
+
+/* Turns waits that no command has consumed yet into a marker, so that
+ * synchronizing the stream includes them. */
+static clsError_t cls__materialize_waits(cls__bstream *s) {
+  pthread_mutex_lock(&s->lock);
+  unsigned n = s->nwaits;
+  pthread_mutex_unlock(&s->lock);
+  if (n == 0) return clsSuccess;
+  cls__ocl_batch b;
+  cls__ocl_begin(s, &b);
+  cl_event ev = NULL;
+  cl_int err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
+  cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
+  return err == CL_SUCCESS ? clsSuccess
+                           : cls__ocl_error(err, "clEnqueueMarkerWithWaitList");
+}
+
+/* The stream's newest command, retained, or NULL when it is known done. */
+static cl_event cls__last(cls__bstream *s) {
+  if (atomic_load_explicit(&s->last_done, memory_order_acquire)) return NULL;
+  pthread_mutex_lock(&s->last_lock);
+  cl_event ev = s->last;
+  if (ev && !atomic_load_explicit(&s->last_done, memory_order_relaxed))
+    clRetainEvent(ev);
+  else
+    ev = NULL;
+  pthread_mutex_unlock(&s->last_lock);
+  return ev;
+}
+
+static void cls__mark_done(cls__bstream *s, cl_event ev) {
+  pthread_mutex_lock(&s->last_lock);
+  if (s->last == ev)
+    atomic_store_explicit(&s->last_done, 1, memory_order_release);
+  pthread_mutex_unlock(&s->last_lock);
+}
+
+clsError_t cls__b_stream_sync(cls__bstream *s) {
+  clsError_t e = cls__materialize_waits(s);
+  if (e != clsSuccess) return e;
+  cl_event ev = cls__last(s);
+  if (!ev) return clsSuccess;
+  e = cls__ocl_wait(ev, 0);
+  if (e == clsSuccess) cls__mark_done(s, ev);
+  clReleaseEvent(ev);
+  return e;
+}
+
+clsError_t cls__b_stream_query(cls__bstream *s) {
+  pthread_mutex_lock(&s->lock);
+  int waiting = 0;
+  for (unsigned i = 0; i < s->nwaits && !waiting; ++i)
+    waiting = cls__status(s->waits[i]) > CL_COMPLETE;
+  pthread_mutex_unlock(&s->lock);
+  if (waiting) return clsErrorNotReady;
+  cl_event ev = cls__last(s);
+  if (!ev) return clsSuccess;
+  cl_int st = cls__status(ev);
+  if (st == CL_COMPLETE) cls__mark_done(s, ev);
+  clReleaseEvent(ev);
+  if (st < 0)
+    return cls__reason(clsErrorLaunchFailure,
+                       "a command in the stream failed (status %d)", (int)st);
+  return st == CL_COMPLETE ? clsSuccess : clsErrorNotReady;
+}
+
+/* ---- Waiting on events ------------------------------------------------ */
+
+/* A wait across OpenCL contexts (devices of different platforms): a user
+ * event in the waiting stream's context, completed by a worker thread
+ * once the source event completes. */
+typedef struct cls__bridge {
+  cls__ocl_job job;
+  cl_event user;
+} cls__bridge;
+
+static void cls__bridge_run(cls__ocl_job *j) {
+  cls__bridge *br = (cls__bridge *)j;
+  clSetUserEventStatus(br->user, j->status < 0 ? j->status : CL_COMPLETE);
+  clReleaseEvent(br->user);
+  free(br);
+}
+
+static void CL_CALLBACK cls__bridge_cb(cl_event ev, cl_int status, void *p) {
+  (void)ev;
+  cls__bridge *br = p;
+  br->job.status = status;
+  cls__ocl_post(&br->job);
+}
+
+static clsError_t cls__bridge_new(cl_event src, cl_context ctx,
+                                  cl_event *out) {
+  cls__bridge *br = calloc(1, sizeof *br);
+  if (!br) return cls__reason(clsErrorMemoryAllocation, "out of memory");
+  cl_int err;
+  br->user = clCreateUserEvent(ctx, &err);
+  if (err != CL_SUCCESS) {
+    free(br);
+    return cls__ocl_error(err, "clCreateUserEvent");
+  }
+  br->job.run = cls__bridge_run;
+  clRetainEvent(br->user); /* one for the waiter, one for the bridge */
+  *out = br->user;
+  err = clSetEventCallback(src, CL_COMPLETE, cls__bridge_cb, br);
+  if (err != CL_SUCCESS) {
+    clSetUserEventStatus(br->user, CL_COMPLETE);
+    clReleaseEvent(br->user);
+    free(br);
+  }
+  return clsSuccess;
+}
+
+clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
+  pthread_mutex_lock(&e->lock);
+  cl_event ev = e->ev;
+  if (ev && !atomic_load_explicit(&e->done, memory_order_relaxed) &&
+      cls__status(ev) > CL_COMPLETE)
+    clRetainEvent(ev);
+  else
+    ev = NULL; /* never recorded, or already complete: nothing to wait for */
+  pthread_mutex_unlock(&e->lock);
+  if (!ev) return clsSuccess;
+  if (e->dev->ctx != s->dev->ctx) {
+    cl_event user = NULL;
+    clsError_t r = cls__bridge_new(ev, s->dev->ctx, &user);
+    clReleaseEvent(ev);
+    if (r != clsSuccess) return r;
+    ev = user;
+  }
+  pthread_mutex_lock(&s->lock);
+  int ok = cls__grow((void **)&s->waits, &s->capwaits, s->nwaits + 1,
+                     sizeof *s->waits);
+  if (ok) s->waits[s->nwaits++] = ev;
+  pthread_mutex_unlock(&s->lock);
+  if (!ok) {
+    clReleaseEvent(ev);
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+  return clsSuccess;
+}
+
+/* ---- Host jobs -------------------------------------------------------- */
+
+/* A host function: marker M (after the stream's earlier work) hands the
+ * job to a worker; gate G (the stream's next command) waits for user
+ * event U, which the worker completes once the function returns. */
+typedef struct cls__host {
+  cls__ocl_job job;
+  cls__job_fn fn;
+  void *arg;
+  cl_event user;
+} cls__host;
+
+static void cls__host_run(cls__ocl_job *j) {
+  cls__host *h = (cls__host *)j;
+  h->fn(h->arg, j->status < 0 ? clsErrorLaunchFailure : clsSuccess);
+  clSetUserEventStatus(h->user, CL_COMPLETE);
+  clReleaseEvent(h->user);
+  free(h);
+}
+
+static void CL_CALLBACK cls__host_cb(cl_event ev, cl_int status, void *p) {
+  (void)ev;
+  cls__host *h = p;
+  h->job.status = status;
+  cls__ocl_post(&h->job);
+}
+
+clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
+                                  void *job) {
+  cls__host *h = calloc(1, sizeof *h);
+  if (!h) return cls__reason(clsErrorMemoryAllocation, "out of memory");
+  h->job.run = cls__host_run;
+  h->fn = run;
+  h->arg = job;
+  cl_int err;
+  h->user = clCreateUserEvent(s->dev->ctx, &err);
+  if (err != CL_SUCCESS) {
+    free(h);
+    return cls__ocl_error(err, "clCreateUserEvent");
+  }
+  cls__ocl_batch b;
+  cl_event m = NULL, g = NULL;
+  cls__ocl_begin(s, &b);
+  err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &m);
+  if (err == CL_SUCCESS) {
+    err = clEnqueueMarkerWithWaitList(s->q, 1, &h->user, &g);
+    if (err != CL_SUCCESS) {
+      cls__ocl_end(s, &b, m); /* m is the newest command now */
+      m = NULL;
+    } else {
+      cls__ocl_end(s, &b, g); /* the gate is the newest command */
+    }
+  } else {
+    cls__ocl_end(s, &b, NULL);
+  }
+  if (err == CL_SUCCESS)
+    err = clSetEventCallback(m, CL_COMPLETE, cls__host_cb, h);
+  if (m) clReleaseEvent(m);
+  if (err != CL_SUCCESS) {
+    clSetUserEventStatus(h->user, CL_COMPLETE); /* never hold the stream */
+    clReleaseEvent(h->user);
+    free(h);
+    return cls__ocl_error(err, "enqueueing a host function");
+  }
+  return clsSuccess;
+}
+
+/* ---- Device-wide synchronization -------------------------------------- */
+
+clsError_t cls__b_device_sync(int dev) {
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  if (atomic_load_explicit(&d->opened, memory_order_acquire) != 1)
+    return clsSuccess;
+  cls__ocl_batch b;
+  b.list = b.small;
+  b.cap = sizeof b.small / sizeof b.small[0];
+  b.n = 0;
+  pthread_mutex_lock(&d->streams_lock);
+  for (cls__bstream *s = d->streams; s; s = s->next) {
+    cl_event ev = cls__last(s);
+    if (ev) cls__batch_push(&b, ev);
+  }
+  pthread_mutex_unlock(&d->streams_lock);
+  pthread_mutex_lock(&d->busy_lock);
+  for (unsigned i = 0; i < d->norphans; ++i) {
+    clRetainEvent(d->orphans[i].ev);
+    cls__batch_push(&b, d->orphans[i].ev);
+  }
+  pthread_mutex_unlock(&d->busy_lock);
+  clsError_t e = clsSuccess;
+  for (cl_uint i = 0; i < b.n; ++i) {
+    clsError_t r = cls__ocl_wait(b.list[i], 0);
+    if (e == clsSuccess) e = r;
+    clReleaseEvent(b.list[i]);
+  }
+  if (b.list != b.small) free(b.list);
+  /* Completed orphans are dropped. */
+  pthread_mutex_lock(&d->busy_lock);
+  for (unsigned i = 0; i < d->norphans;) {
+    if (cls__status(d->orphans[i].ev) <= CL_COMPLETE) {
+      clReleaseEvent(d->orphans[i].ev);
+      d->orphans[i] = d->orphans[--d->norphans];
+    } else {
+      ++i;
+    }
+  }
+  pthread_mutex_unlock(&d->busy_lock);
+  return e;
+}

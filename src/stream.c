@@ -1,0 +1,195 @@
+/* Streams: validation, handles, default-stream resolution, host jobs. */
+#include "internal.h"
+
+#include <stdlib.h>
+
+clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
+                               unsigned *flags, int *priority) {
+  if (h == NULL || h == clsStreamLegacy || h == clsStreamPerThread) {
+    clsError_t e = cls__current_device(dev);
+    if (e != clsSuccess) return e;
+    if (flags) *flags = clsStreamDefault;
+    if (priority) *priority = 0;
+    return cls__b_stream_default(*dev, h == clsStreamPerThread, b);
+  }
+  cls__stream *s = cls__handle_get(CLS__KIND_STREAM, (uintptr_t)h);
+  if (CLS__UNLIKELY(!s))
+    return cls__reason(clsErrorInvalidResourceHandle,
+                       "stream %p is not a live stream", (void *)h);
+  *dev = s->dev;
+  *b = s->b;
+  if (flags) *flags = s->flags;
+  if (priority) *priority = s->priority;
+  return clsSuccess;
+}
+
+static clsError_t cls__stream_create(clsStream_t *out, unsigned flags,
+                                     int priority) {
+  if (!out) return cls__reason(clsErrorInvalidValue, "stream is NULL");
+  if (flags & ~clsStreamNonBlocking)
+    return cls__reason(clsErrorInvalidValue, "unknown stream flags 0x%x",
+                       flags & ~clsStreamNonBlocking);
+  int dev;
+  clsError_t e = cls__current_device(&dev);
+  if (e != clsSuccess) return e;
+  int least, greatest;
+  cls__b_priority_range(dev, &least, &greatest);
+  if (priority > least) priority = least;
+  if (priority < greatest) priority = greatest;
+
+  cls__stream *s = malloc(sizeof *s);
+  if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  s->dev = dev;
+  s->flags = flags;
+  s->priority = priority;
+  e = cls__b_stream_create(dev, flags, priority, &s->b);
+  if (e != clsSuccess) {
+    free(s);
+    return e;
+  }
+  uintptr_t h = cls__handle_new(CLS__KIND_STREAM, s);
+  if (!h) {
+    cls__b_stream_destroy(s->b);
+    free(s);
+    return cls__reason(clsErrorMemoryAllocation, "handle table is full");
+  }
+  *out = (clsStream_t)h;
+  return clsSuccess;
+}
+
+clsError_t clsStreamCreate(clsStream_t *s) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__stream_create(s, clsStreamDefault, 0));
+}
+
+clsError_t clsStreamCreateWithFlags(clsStream_t *s, unsigned flags) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__stream_create(s, flags, 0));
+}
+
+clsError_t clsStreamCreateWithPriority(clsStream_t *s, unsigned flags,
+                                       int priority) {
+  CLS__NOT_IN_HOST_FN();
+  CLS__RETURN(cls__stream_create(s, flags, priority));
+}
+
+clsError_t clsStreamDestroy(clsStream_t h) {
+  CLS__NOT_IN_HOST_FN();
+  if (h == NULL || h == clsStreamLegacy || h == clsStreamPerThread)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "a default stream cannot be destroyed"));
+  cls__stream *s = cls__handle_retire(CLS__KIND_STREAM, (uintptr_t)h);
+  if (!s)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "stream %p is not a live stream", (void *)h));
+  cls__b_stream_destroy(s->b);
+  free(s);
+  CLS__RETURN(clsSuccess);
+}
+
+clsError_t clsStreamSynchronize(clsStream_t h) {
+  CLS__NOT_IN_HOST_FN();
+  int dev;
+  cls__bstream *b;
+  clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
+  if (e == clsSuccess) e = cls__b_stream_sync(b);
+  CLS__RETURN(e);
+}
+
+clsError_t clsStreamQuery(clsStream_t h) {
+  CLS__NOT_IN_HOST_FN();
+  int dev;
+  cls__bstream *b;
+  clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
+  if (e == clsSuccess) e = cls__b_stream_query(b);
+  CLS__RETURN(e);
+}
+
+clsError_t clsStreamWaitEvent(clsStream_t h, clsEvent_t ev, unsigned flags) {
+  CLS__NOT_IN_HOST_FN();
+  cls__event *e = cls__handle_get(CLS__KIND_EVENT, (uintptr_t)ev);
+  if (!e)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "event %p is not a live event", (void *)ev));
+  if (flags != 0)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "flags must be 0, not 0x%x", flags));
+  int dev;
+  cls__bstream *b;
+  clsError_t r = cls__stream_resolve(h, &dev, &b, NULL, NULL);
+  if (r != clsSuccess) CLS__RETURN(r);
+  if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
+    CLS__RETURN(clsSuccess); /* never recorded: no effect */
+  CLS__RETURN(cls__b_stream_wait_event(b, e->b));
+}
+
+clsError_t clsStreamGetFlags(clsStream_t h, unsigned *flags) {
+  CLS__NOT_IN_HOST_FN();
+  if (!flags) CLS__RETURN(cls__reason(clsErrorInvalidValue, "flags is NULL"));
+  int dev;
+  cls__bstream *b;
+  CLS__RETURN(cls__stream_resolve(h, &dev, &b, flags, NULL));
+}
+
+clsError_t clsStreamGetPriority(clsStream_t h, int *priority) {
+  CLS__NOT_IN_HOST_FN();
+  if (!priority)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "priority is NULL"));
+  int dev;
+  cls__bstream *b;
+  CLS__RETURN(cls__stream_resolve(h, &dev, &b, NULL, priority));
+}
+
+/* ---- Host functions and callbacks ------------------------------------ */
+
+typedef struct cls__host_job {
+  clsHostFn_t fn;          /* clsLaunchHostFunc, or */
+  clsStreamCallback_t cb;  /* clsStreamAddCallback */
+  void *user;
+  clsStream_t stream;      /* as the caller named it, for cb */
+} cls__host_job;
+
+/* Runs on a library thread (cls__job_fn). */
+static void cls__run_host_job(void *p, clsError_t status) {
+  cls__host_job *j = p;
+  cls__in_host_fn = 1;
+  if (j->fn)
+    j->fn(j->user);
+  else
+    j->cb(j->stream, status, j->user);
+  cls__in_host_fn = 0;
+  free(j);
+}
+
+static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
+                                        clsStreamCallback_t cb, void *user) {
+  int dev;
+  cls__bstream *b;
+  clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
+  if (e != clsSuccess) return e;
+  cls__host_job *j = malloc(sizeof *j);
+  if (!j) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  j->fn = fn;
+  j->cb = cb;
+  j->user = user;
+  j->stream = h;
+  e = cls__b_stream_host_job(b, cls__run_host_job, j);
+  if (e != clsSuccess) free(j);
+  return e;
+}
+
+clsError_t clsLaunchHostFunc(clsStream_t s, clsHostFn_t fn, void *userData) {
+  CLS__NOT_IN_HOST_FN();
+  if (!fn) CLS__RETURN(cls__reason(clsErrorInvalidValue, "fn is NULL"));
+  CLS__RETURN(cls__host_job_enqueue(s, fn, NULL, userData));
+}
+
+clsError_t clsStreamAddCallback(clsStream_t s, clsStreamCallback_t cb,
+                                void *userData, unsigned flags) {
+  CLS__NOT_IN_HOST_FN();
+  if (!cb) CLS__RETURN(cls__reason(clsErrorInvalidValue, "callback is NULL"));
+  if (flags != 0)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "flags must be 0, not 0x%x", flags));
+  CLS__RETURN(cls__host_job_enqueue(s, NULL, cb, userData));
+}
