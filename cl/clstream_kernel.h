@@ -40,10 +40,10 @@ typedef unsigned char uchar;
 typedef unsigned short ushort;
 typedef unsigned int uint;
 typedef unsigned long long ulong;
-static __device__ __forceinline__ unsigned cls__dim(const uint3 v, int d) {
+__device__ __forceinline__ unsigned cls__dim(const uint3 v, int d) {
   return d == 0 ? v.x : (d == 1 ? v.y : v.z);
 }
-static __device__ __forceinline__ unsigned cls__dim3(const dim3 v, int d) {
+__device__ __forceinline__ unsigned cls__dim3(const dim3 v, int d) {
   return d == 0 ? v.x : (d == 1 ? v.y : v.z);
 }
 #define cls_local_id(d) cls__dim(threadIdx, (d))
