@@ -24,11 +24,60 @@ void cls__b_event_destroy(cls__bevent *e) {
   free(e);
 }
 
+/* Whether the stream's newest command can stand for a record: the record
+ * adds no waits (b->n == 0) and that command has not completed yet, so
+ * its completion is exactly when the stream reaches the record (and its
+ * END timestamp the record's time).  Returns it retained, or NULL.  Called
+ * between cls__ocl_begin and cls__ocl_end, so the stream cannot move. */
+static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
+                                   int *idle) {
+  *idle = 0;
+  if (b->n != 0) return NULL;
+  cl_event ev = NULL;
+  pthread_mutex_lock(&s->last_lock);
+  if (!s->last || atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
+    *idle = 1;
+  } else {
+    cl_int st = CL_COMPLETE;
+    clGetEventInfo(s->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                   NULL);
+    if (st > CL_COMPLETE) {
+      ev = s->last;
+      clRetainEvent(ev);
+    } else {
+      *idle = st == CL_COMPLETE;
+      if (*idle) atomic_store_explicit(&s->last_done, 1, memory_order_release);
+    }
+  }
+  pthread_mutex_unlock(&s->last_lock);
+  return ev;
+}
+
+/* Points e at ev (retained, or NULL for "complete"). */
+static void cls__set_record(cls__bevent *e, cl_event ev) {
+  pthread_mutex_lock(&e->lock);
+  cl_event old = e->ev;
+  e->ev = ev;
+  atomic_store_explicit(&e->done, ev == NULL, memory_order_release);
+  pthread_mutex_unlock(&e->lock);
+  if (old) clReleaseEvent(old);
+}
+
 clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   cls__ocl_batch b;
   cl_event ev = NULL;
   cl_int err;
   cls__ocl_begin(s, &b);
+  /* No command at all where one is not needed: the stream's in-flight
+   * newest command stands for the record, and an untimed record on an idle
+   * stream is complete at once. */
+  int idle;
+  ev = cls__reusable_last(s, &b, &idle);
+  if (ev || (idle && (e->flags & clsEventDisableTiming))) {
+    cls__ocl_end(s, &b, NULL);
+    cls__set_record(e, ev);
+    return clsSuccess;
+  }
   if (s->dev->timing_fallback && !(e->flags & clsEventDisableTiming)) {
     static const unsigned zero = 0;
     err = clEnqueueSVMMemFill(s->q, s->dev->scratch, &zero, sizeof zero,
@@ -39,12 +88,7 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   if (err == CL_SUCCESS) clRetainEvent(ev); /* one for the stream */
   cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "recording the event");
-  pthread_mutex_lock(&e->lock);
-  cl_event old = e->ev;
-  e->ev = ev;
-  atomic_store_explicit(&e->done, 0, memory_order_release);
-  pthread_mutex_unlock(&e->lock);
-  if (old) clReleaseEvent(old);
+  cls__set_record(e, ev);
   return clsSuccess;
 }
 
