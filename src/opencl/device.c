@@ -173,6 +173,7 @@ static cl_uint cls__split(cl_device_id root, cl_device_id *out, cl_uint max) {
 }
 
 clsError_t cls__b_init(void) {
+  cls__trace_init();
   cl_uint np = 0;
   cl_int err = clGetPlatformIDs(0, NULL, &np);
   if (err != CL_SUCCESS || np == 0) return clsSuccess; /* no device */

@@ -78,6 +78,8 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
     cls__set_record(e, ev);
     return clsSuccess;
   }
+  b.what = "record";
+  b.cat = "marker";
   if (s->dev->timing_fallback && !(e->flags & clsEventDisableTiming)) {
     static const unsigned zero = 0;
     err = clEnqueueSVMMemFill(s->q, s->dev->scratch, &zero, sizeof zero,

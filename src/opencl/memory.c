@@ -57,6 +57,8 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
   cls__ocl_batch b;
   cl_event ev = NULL;
   cls__ocl_begin(s, &b);
+  b.what = "memcpy";
+  b.cat = "copy";
   cl_int err =
       clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, src, n, b.n, b.list, &ev);
   return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemcpy");
@@ -68,6 +70,8 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   cls__ocl_batch b;
   cl_event ev = NULL;
   cls__ocl_begin(s, &b);
+  b.what = "memset";
+  b.cat = "set";
   cl_int err =
       clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list, &ev);
   return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");

@@ -412,6 +412,8 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   const char *what = "clEnqueueNDRangeKernel";
 
   cls__ocl_begin(s, &b);
+  b.what = f->name;
+  b.cat = "kernel";
   pthread_mutex_lock(&f->lock);
   for (; i < f->nargs; i++) {
     const void *a = args[i];

@@ -83,6 +83,7 @@ struct cls__bstream {
   int priority;
   int role;
   int blocking; /* takes part in legacy-stream synchronization */
+  unsigned id;  /* for the timeline trace */
 
   /* Serializes enqueues on q (held only while enqueueing). */
   pthread_mutex_t lock;
@@ -115,6 +116,12 @@ typedef struct cls__ocl_batch {
   cl_uint npending; /* the first npending came from stream->waits */
   cl_uint cap;
   cl_event small[8];
+  /* For the timeline trace (CLSTREAM_TRACE): the command's name and
+   * category (NULL: "command"), and an earlier event whose END starts the
+   * span (host functions), all optional. */
+  const char *what;
+  const char *cat;
+  cl_event from;
 } cls__ocl_batch;
 
 /* Device `dev` (index checked by the front). */
@@ -145,6 +152,19 @@ typedef struct cls__ocl_job {
 /* Hands a job to a worker (starting one if all are busy).  Safe to call
  * from an OpenCL callback: it only locks a mutex and signals. */
 void cls__ocl_post(cls__ocl_job *job);
+
+/* ---- Timeline trace (trace.c) ----------------------------------------- */
+
+/* Non-zero when CLSTREAM_TRACE names a file (set by cls__b_init). */
+extern int cls__trace_on;
+void cls__trace_init(void);
+/* Names a stream's lane. */
+void cls__trace_stream(cls__bstream *s);
+/* Records a command enqueued on s (from cls__ocl_end). */
+void cls__trace_command(cls__bstream *s, cl_event ev,
+                        const cls__ocl_batch *b);
+/* Writes the trace file with every command completed so far. */
+void cls__trace_write(void);
 
 /* Blocks until ev completes; sleeps rather than spins when `sleep` is set.
  * clsErrorLaunchFailure if the command ended in error. */

@@ -227,6 +227,8 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
   b->n = 0;
   for (unsigned i = 0; i < s->nwaits; ++i) cls__batch_push(b, s->waits[i]);
   b->npending = b->n;
+  b->what = b->cat = NULL;
+  b->from = NULL;
   if (s->role == CLS__ROLE_LEGACY)
     cls__gather_blocking(s->dev, b);
   else if (s->blocking)
@@ -255,6 +257,7 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
       pthread_mutex_unlock(&d->busy_lock);
     }
     clFlush(s->q);
+    if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   }
   for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
   if (b->list != b->small) free(b->list); /* NULL when empty */
@@ -285,6 +288,9 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
   s->priority = priority;
   s->role = role;
   s->blocking = role != CLS__ROLE_LEGACY && !(flags & clsStreamNonBlocking);
+  static atomic_uint next_id;
+  s->id = atomic_fetch_add(&next_id, 1) + 1;
+  if (CLS__UNLIKELY(cls__trace_on)) cls__trace_stream(s);
   atomic_init(&s->last_done, 1);
   pthread_mutex_init(&s->lock, NULL);
   pthread_mutex_init(&s->last_lock, NULL);
@@ -401,6 +407,8 @@ static clsError_t cls__materialize_waits(cls__bstream *s) {
   if (n == 0) return clsSuccess;
   cls__ocl_batch b;
   cls__ocl_begin(s, &b);
+  b.what = "wait";
+  b.cat = "marker";
   cl_event ev = NULL;
   cl_int err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
   cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
@@ -578,6 +586,9 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
   err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &m);
   if (err == CL_SUCCESS) {
     err = clEnqueueMarkerWithWaitList(s->q, 1, &h->user, &g);
+    b.what = "host function";
+    b.cat = "host";
+    b.from = m;
     if (err != CL_SUCCESS) {
       cls__ocl_end(s, &b, m); /* m is the newest command now */
       m = NULL;
@@ -601,10 +612,19 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
 
 /* ---- Device-wide synchronization -------------------------------------- */
 
+static clsError_t cls__device_wait_all(cls__ocl_device *d);
+
 clsError_t cls__b_device_sync(int dev) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
   if (atomic_load_explicit(&d->opened, memory_order_acquire) != 1)
     return clsSuccess;
+  clsError_t e = cls__device_wait_all(d);
+  if (CLS__UNLIKELY(cls__trace_on)) cls__trace_write();
+  return e;
+}
+
+/* Waits for the newest command of every stream of d, live or destroyed. */
+static clsError_t cls__device_wait_all(cls__ocl_device *d) {
   cls__ocl_batch b;
   b.list = b.small;
   b.cap = sizeof b.small / sizeof b.small[0];
