@@ -109,10 +109,17 @@ void cls__b_free(int dev, void *p);
  * on opened `dev`. */
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out);
 void cls__b_free_host(int dev, void *p);
+/* How cls__b_memcpy returns. */
+enum cls__copy_mode {
+  CLS__COPY_ASYNC = 0,    /* at once; the stream orders the copy */
+  CLS__COPY_BLOCKING = 1, /* once the copy is done (blocks) */
+  CLS__COPY_STAGE = 2     /* at once, src (pageable host memory) having
+                             been copied aside so the caller may reuse it */
+};
 /* Enqueues a copy of n (> 0) bytes on `s`; `kind` is resolved (never
- * Default).  With `blocking`, blocks until the copy is done. */
+ * Default).  `mode` is an enum cls__copy_mode. */
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
-                         size_t n, clsMemcpyKind kind, int blocking);
+                         size_t n, clsMemcpyKind kind, int mode);
 /* Enqueues a fill of n (> 0) bytes with (unsigned char)value on `s`. */
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int blocking);

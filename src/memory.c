@@ -169,11 +169,11 @@ static clsError_t cls__check_dev_range(const void *p, size_t n,
   return clsSuccess;
 }
 
-/* Validates a copy and resolves clsMemcpyDefault.  *pageable is set when
- * a host side is ordinary (pageable) memory. */
+/* Validates a copy and resolves clsMemcpyDefault.  *pageable_src and
+ * *pageable_dst are set for host sides in ordinary (pageable) memory. */
 static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
                                   clsMemcpyKind kind, clsMemcpyKind *out,
-                                  int *pageable) {
+                                  int *pageable_dst, int *pageable_src) {
   if ((unsigned)kind > clsMemcpyDefault)
     return cls__reason(clsErrorInvalidMemcpyDirection,
                        "kind %d is not a clsMemcpyKind", (int)kind);
@@ -201,24 +201,28 @@ static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
     e = cls__reason(clsErrorInvalidValue, "src: %zu bytes run past the end "
                     "of the allocation", n);
   *out = kind;
-  *pageable = (!dst_dev && dk == CLS__MEM_NONE) ||
-              (!src_dev && sk == CLS__MEM_NONE);
+  *pageable_dst = !dst_dev && dk == CLS__MEM_NONE;
+  *pageable_src = !src_dev && sk == CLS__MEM_NONE;
   return e;
 }
 
 static clsError_t cls__copy(void *dst, const void *src, size_t n,
                             clsMemcpyKind kind, clsStream_t sh, int sync) {
   clsMemcpyKind k = kind;
-  int pageable = 1;
-  clsError_t e = cls__copy_check(dst, src, n, kind, &k, &pageable);
+  int pdst = 1, psrc = 1;
+  clsError_t e = cls__copy_check(dst, src, n, kind, &k, &pdst, &psrc);
   if (e != clsSuccess || n == 0) return e;
   int dev;
   cls__bstream *s;
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
   if (e != clsSuccess) return e;
-  /* Pageable host memory may be reused as soon as the call returns, so
-   * such a copy completes before returning, as CUDA's staging does. */
-  return cls__b_memcpy(s, dst, src, n, k, sync || pageable);
+  /* Pageable host memory may be reused as soon as the call returns, as
+   * with CUDA: a pageable source is staged, and a copy into pageable
+   * memory completes before the call returns. */
+  int mode = sync || pdst ? CLS__COPY_BLOCKING
+             : psrc       ? CLS__COPY_STAGE
+                          : CLS__COPY_ASYNC;
+  return cls__b_memcpy(s, dst, src, n, k, mode);
 }
 
 clsError_t clsMemcpy(void *dst, const void *src, size_t count,

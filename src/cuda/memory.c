@@ -32,13 +32,14 @@ _Static_assert(clsMemcpyHostToHost == (int)cudaMemcpyHostToHost &&
                "clsMemcpyKind must equal cudaMemcpyKind");
 
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
-                         size_t n, clsMemcpyKind kind, int blocking) {
+                         size_t n, clsMemcpyKind kind, int mode) {
+  /* CLS__COPY_STAGE: the CUDA runtime stages pageable memory itself. */
   clsError_t e = cls__cuda_use(s->dev);
   if (e != clsSuccess) return e;
   e = cls__cuda_rt(
       cudaMemcpyAsync(dst, src, n, (enum cudaMemcpyKind)kind, s->s),
       "cudaMemcpyAsync");
-  if (e == clsSuccess && blocking)
+  if (e == clsSuccess && mode == CLS__COPY_BLOCKING)
     e = cls__cuda_rt(cudaStreamSynchronize(s->s), "cudaStreamSynchronize");
   return e;
 }

@@ -3,6 +3,7 @@
 #include "ocl.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 clsError_t cls__b_malloc(int dev, size_t size, void **out) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
@@ -51,17 +52,42 @@ static clsError_t cls__finish_cmd(cls__bstream *s, cls__ocl_batch *b,
   return r;
 }
 
+static void CL_CALLBACK cls__free_staging(cl_event ev, cl_int status,
+                                          void *p) {
+  (void)ev;
+  (void)status;
+  free(p); /* no OpenCL call, no user code */
+}
+
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
-                         size_t n, clsMemcpyKind kind, int blocking) {
+                         size_t n, clsMemcpyKind kind, int mode) {
   (void)kind; /* SVM copies take any mix of SVM and host pointers */
+  void *staging = NULL;
+  if (mode == CLS__COPY_STAGE) {
+    staging = malloc(n);
+    if (staging)
+      memcpy(staging, src, n);
+    else
+      mode = CLS__COPY_BLOCKING; /* no room to stage: wait instead */
+  }
   cls__ocl_batch b;
   cl_event ev = NULL;
   cls__ocl_begin(s, &b);
   b.what = "memcpy";
   b.cat = "copy";
-  cl_int err =
-      clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, src, n, b.n, b.list, &ev);
-  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemcpy");
+  cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, staging ? staging : src,
+                                  n, b.n, b.list, &ev);
+  int free_now = 0;
+  if (staging && (err != CL_SUCCESS ||
+                  clSetEventCallback(ev, CL_COMPLETE, cls__free_staging,
+                                     staging) != CL_SUCCESS)) {
+    free_now = 1; /* after the copy, if it was enqueued */
+    mode = CLS__COPY_BLOCKING;
+  }
+  clsError_t r = cls__finish_cmd(s, &b, err, ev, mode == CLS__COPY_BLOCKING,
+                                 "clEnqueueSVMMemcpy");
+  if (free_now) free(staging);
+  return r;
 }
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
