@@ -1,0 +1,508 @@
+/* Modules and launches: compile, build log, lookup, argument passing,
+ * launch configuration, unload. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void load_test_kernels(clsModule_t *m) {
+  clsError_t r = clsModuleLoadData(m, cls_kernel_test_kernels, NULL);
+  ck_assert_msg(r == clsSuccess, "loading cl/test_kernels.cl: %s\n%s",
+                clsGetErrorName(r), clsGetLastBuildLog());
+}
+
+static clsFunction_t get_fn(clsModule_t m, const char *name) {
+  clsFunction_t f = NULL;
+  clsError_t r = clsModuleGetFunction(&f, m, name);
+  ck_assert_msg(r == clsSuccess, "clsModuleGetFunction(%s): %s", name,
+                clsGetErrorName(r));
+  ck_assert_ptr_nonnull(f);
+  return f;
+}
+
+START_TEST(load_and_get_functions) {
+  arith a;
+  arith_load(&a);
+  ck_assert_ptr_nonnull(a.mod);
+  ck_assert_ptr_ne(a.fill, a.scale);
+  /* Looking up the same name twice gives a usable handle each time. */
+  clsFunction_t f2 = get_fn(a.mod, "fill");
+  int *d = dev_ints(100);
+  int n = 100, v = 6;
+  void *args[] = {&d, &v, &n};
+  clsDim3 g = {2, 1, 1}, b = {64, 1, 1};
+  CK_OK(clsLaunchKernel(f2, g, b, args, 0, NULL));
+  CK_OK(clsStreamSynchronize(NULL));
+  dev_expect(d, 6, 100, "d");
+  /* Two modules from the same source are independent. */
+  arith a2;
+  arith_load(&a2);
+  ck_assert_ptr_ne(a.mod, a2.mod);
+  arith_unload(&a2);
+  CK_OK(launch_scale(&a, NULL, d, 2, 100));
+  CK_OK(clsStreamSynchronize(NULL));
+  dev_expect(d, 12, 100, "d");
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* A compile error -> InvalidSource and a non-empty build log. */
+START_TEST(build_failure) {
+  clsModule_t m = NULL;
+  const char *bad =
+      "CLS_KERNEL void broken(CLS_GLOBAL int *t) { t[0] = undeclared_x; }\n";
+  CK_CLS(clsModuleLoadData(&m, bad, NULL), clsErrorInvalidSource);
+  CK_LAST(clsErrorInvalidSource);
+  const char *log = clsGetLastBuildLog();
+  ck_assert_ptr_nonnull(log);
+  ck_assert_msg(strlen(log) > 0, "empty build log after a compile error");
+  ck_assert_msg(strstr(log, "undeclared_x") != NULL,
+                "build log does not mention the error: %s", log);
+  /* A syntax error too. */
+  CK_CLS(clsModuleLoadData(&m, "CLS_KERNEL void f( {", NULL),
+         clsErrorInvalidSource);
+  ck_assert_msg(strlen(clsGetLastBuildLog()) > 0, "empty build log");
+  /* A good source still loads afterwards. */
+  arith a;
+  arith_load(&a);
+  arith_unload(&a);
+}
+END_TEST
+
+/* The build log is per thread: "" before any load, and a failure on one
+ * thread does not show on another. */
+typedef struct log_probe {
+  int nonnull;
+  size_t len_before, len_after;
+  clsError_t rc;
+  int fail;
+} log_probe;
+
+static void *log_thread(void *p) {
+  log_probe *lp = p;
+  const char *l = clsGetLastBuildLog();
+  lp->nonnull = l != NULL;
+  lp->len_before = l ? strlen(l) : 0;
+  if (lp->fail) {
+    clsModule_t m;
+    lp->rc = clsModuleLoadData(&m, "CLS_KERNEL void f( {", NULL);
+    l = clsGetLastBuildLog();
+    lp->len_after = l ? strlen(l) : 0;
+  }
+  return NULL;
+}
+
+START_TEST(build_log_per_thread) {
+  const char *l = clsGetLastBuildLog();
+  ck_assert_ptr_nonnull(l);
+  ck_assert_str_eq(l, "");
+  log_probe fail = {0, 0, 0, clsSuccess, 1};
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, log_thread, &fail), 0);
+  pthread_join(th, NULL);
+  ck_assert_int_eq(fail.nonnull, 1);
+  ck_assert_uint_eq(fail.len_before, 0);
+  ck_assert_int_eq(fail.rc, clsErrorInvalidSource);
+  ck_assert_uint_gt(fail.len_after, 0);
+  l = clsGetLastBuildLog();
+  ck_assert_ptr_nonnull(l);
+  ck_assert_str_eq(l, "");
+  /* After a failure here, a fresh thread still sees "". */
+  clsModule_t m;
+  CK_CLS(clsModuleLoadData(&m, "CLS_KERNEL void f( {", NULL),
+         clsErrorInvalidSource);
+  log_probe fresh = {0, 99, 0, clsSuccess, 0};
+  ck_assert_int_eq(pthread_create(&th, NULL, log_thread, &fresh), 0);
+  pthread_join(th, NULL);
+  ck_assert_int_eq(fresh.nonnull, 1);
+  ck_assert_uint_eq(fresh.len_before, 0);
+}
+END_TEST
+
+/* Compiler options reach the compiler. */
+START_TEST(load_with_options) {
+  const char *src =
+      "CLS_KERNEL void setv(CLS_GLOBAL int *t) { t[cls_global_id(0)] = VAL; "
+      "}\n";
+  clsModule_t m;
+  clsError_t r = clsModuleLoadData(&m, src, "-DVAL=42");
+  ck_assert_msg(r == clsSuccess, "%s\n%s", clsGetErrorName(r),
+                clsGetLastBuildLog());
+  clsFunction_t f = get_fn(m, "setv");
+  int *d = dev_ints(64);
+  void *args[] = {&d};
+  clsDim3 g = {1, 1, 1}, b = {64, 1, 1};
+  CK_OK(clsLaunchKernel(f, g, b, args, 0, NULL));
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(d, 42, 64, "d");
+  CK_OK(clsModuleUnload(m));
+  /* Without the option the source does not compile. */
+  CK_CLS(clsModuleLoadData(&m, src, NULL), clsErrorInvalidSource);
+  CK_CLS(clsModuleLoadData(&m, src, ""), clsErrorInvalidSource);
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+START_TEST(load_invalid_args) {
+  clsModule_t m;
+  CK_CLS(clsModuleLoadData(NULL, cls_kernel_arith, NULL),
+         clsErrorInvalidValue);
+  CK_CLS(clsModuleLoadData(&m, NULL, NULL), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+}
+END_TEST
+
+/* An unknown kernel name -> SymbolNotFound. */
+START_TEST(unknown_kernel_name) {
+  arith a;
+  arith_load(&a);
+  clsFunction_t f = NULL;
+  CK_CLS(clsModuleGetFunction(&f, a.mod, "no_such_kernel"),
+         clsErrorSymbolNotFound);
+  CK_LAST(clsErrorSymbolNotFound);
+  CK_CLS(clsModuleGetFunction(&f, a.mod, "fil"), clsErrorSymbolNotFound);
+  CK_CLS(clsModuleGetFunction(&f, a.mod, "Fill"), clsErrorSymbolNotFound);
+  CK_CLS(clsModuleGetFunction(&f, a.mod, ""), clsErrorSymbolNotFound);
+  CK_CLS(clsModuleGetFunction(NULL, a.mod, "fill"), clsErrorInvalidValue);
+  CK_CLS(clsModuleGetFunction(&f, a.mod, NULL), clsErrorInvalidValue);
+  CK_CLS(clsModuleGetFunction(&f, NULL, "fill"),
+         clsErrorInvalidResourceHandle);
+  arith_unload(&a);
+}
+END_TEST
+
+/* Pointer arguments at an offset into an allocation. */
+START_TEST(launch_pointer_offset) {
+  enum { N = 256 };
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(N);
+  dev_set(d, 0, N);
+  CK_OK(launch_fill(&a, NULL, d + 16, 7, 16));
+  CK_OK(launch_fill(&a, NULL, d + 100, 9, 3));
+  CK_OK(clsStreamSynchronize(NULL));
+  int h[N];
+  dev_get(h, d, N);
+  for (int i = 0; i < N; ++i) {
+    int want = (i >= 16 && i < 32) ? 7 : (i >= 100 && i < 103) ? 9 : 0;
+    ck_assert_msg(h[i] == want, "h[%d] = %d, expected %d", i, h[i], want);
+  }
+  /* Three different offsets in one launch. */
+  for (int i = 0; i < N; ++i) h[i] = i;
+  dev_put(d, h, N);
+  CK_OK(launch_add(&a, NULL, d + 1, d + 2, d + 128, 64));
+  CK_OK(clsStreamSynchronize(NULL));
+  dev_get(h, d, N);
+  for (int i = 0; i < 64; ++i)
+    ck_assert_msg(h[128 + i] == (i + 1) + (i + 2), "h[%d] = %d", 128 + i,
+                  h[128 + i]);
+  ck_assert_int_eq(h[127], 127);
+  ck_assert_int_eq(h[192], 192);
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Scalars of every size, including a negative int. */
+START_TEST(launch_scalars) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(100);
+  dev_set(d, 3, 100);
+  CK_OK(launch_scale(&a, NULL, d, -5, 100));
+  CK_OK(clsStreamSynchronize(NULL));
+  dev_expect(d, -15, 100, "scaled");
+  arith_unload(&a);
+  CK_OK(clsFree(d));
+
+  clsModule_t m;
+  load_test_kernels(&m);
+  clsFunction_t f = get_fn(m, "scalars");
+  int64_t *out = NULL;
+  CK_OK(clsMalloc((void **)&out, 8 * sizeof(int64_t)));
+  signed char c = -5;
+  short s = -1234;
+  int i = 123456789;
+  int64_t l = 0x123456789ALL;
+  float fl = 2.5f;
+  unsigned u = 0xFFFFFFF0u;
+  unsigned char b = 200;
+  void *args[] = {&out, &c, &s, &i, &l, &fl, &u, &b};
+  clsDim3 g = {1, 1, 1}, bl = {1, 1, 1};
+  CK_OK(clsLaunchKernel(f, g, bl, args, 0, NULL));
+  int64_t h[7];
+  CK_OK(clsMemcpy(h, out, sizeof h, clsMemcpyDeviceToHost));
+  ck_assert_int_eq(h[0], -5);
+  ck_assert_int_eq(h[1], -1234);
+  ck_assert_int_eq(h[2], 123456789);
+  ck_assert_int_eq(h[3], 0x123456789ALL);
+  ck_assert_int_eq(h[4], 10);
+  ck_assert_int_eq(h[5], 0xFFFFFFF0LL);
+  ck_assert_int_eq(h[6], 200);
+  CK_OK(clsFree(out));
+  CK_OK(clsModuleUnload(m));
+}
+END_TEST
+
+/* Vector parameters (int4, float4) passed as 16 bytes, followed by a
+ * scalar. */
+START_TEST(launch_vector_args) {
+  clsModule_t m;
+  load_test_kernels(&m);
+  clsFunction_t f = get_fn(m, "vec4");
+  int *oi = dev_ints(5);
+  float *of = NULL;
+  CK_OK(clsMalloc((void **)&of, 4 * sizeof(float)));
+  _Alignas(16) int vi[4] = {11, -22, 33, -44};
+  _Alignas(16) float vf[4] = {0.5f, -1.25f, 3.0f, 1e6f};
+  int tail = 99;
+  void *args[] = {&oi, &of, vi, vf, &tail};
+  clsDim3 g = {1, 1, 1}, b = {1, 1, 1};
+  CK_OK(clsLaunchKernel(f, g, b, args, 0, NULL));
+  CK_OK(clsDeviceSynchronize());
+  int hi[5];
+  float hf[4];
+  dev_get(hi, oi, 5);
+  CK_OK(clsMemcpy(hf, of, sizeof hf, clsMemcpyDeviceToHost));
+  for (int k = 0; k < 4; ++k) {
+    ck_assert_int_eq(hi[k], vi[k]);
+    ck_assert_msg(hf[k] == vf[k], "vf[%d] = %g, expected %g", k,
+                  (double)hf[k], (double)vf[k]);
+  }
+  ck_assert_int_eq(hi[4], 99);
+  CK_OK(clsFree(oi));
+  CK_OK(clsFree(of));
+  CK_OK(clsModuleUnload(m));
+}
+END_TEST
+
+/* 3-D grids: global, group and local ids and sizes. */
+START_TEST(launch_3d) {
+  clsModule_t m;
+  load_test_kernels(&m);
+  clsFunction_t f = get_fn(m, "ids3d");
+  clsDim3 g = {3, 2, 2}, b = {4, 3, 2};
+  unsigned w = g.x * b.x, h = g.y * b.y, dd = g.z * b.z, n = w * h * dd;
+  unsigned *out, *bad, *info;
+  CK_OK(clsMalloc((void **)&out, n * sizeof(unsigned)));
+  CK_OK(clsMalloc((void **)&bad, n * sizeof(unsigned)));
+  CK_OK(clsMalloc((void **)&info, 6 * sizeof(unsigned)));
+  CK_OK(clsMemset(out, 0, n * sizeof(unsigned)));
+  CK_OK(clsMemset(bad, 0, n * sizeof(unsigned)));
+  void *args[] = {&out, &bad, &info, &w, &h};
+  CK_OK(clsLaunchKernel(f, g, b, args, 0, NULL));
+  CK_OK(clsDeviceSynchronize());
+  unsigned *ho = malloc(n * sizeof(unsigned)), *hb = malloc(n * sizeof(unsigned));
+  unsigned hi[6];
+  CK_OK(clsMemcpy(ho, out, n * sizeof(unsigned), clsMemcpyDeviceToHost));
+  CK_OK(clsMemcpy(hb, bad, n * sizeof(unsigned), clsMemcpyDeviceToHost));
+  CK_OK(clsMemcpy(hi, info, sizeof hi, clsMemcpyDeviceToHost));
+  for (unsigned i = 0; i < n; ++i) {
+    ck_assert_msg(ho[i] == i + 1, "out[%u] = %u", i, ho[i]);
+    ck_assert_msg(hb[i] == 0, "ids inconsistent at %u", i);
+  }
+  ck_assert_uint_eq(hi[0], 3);
+  ck_assert_uint_eq(hi[1], 2);
+  ck_assert_uint_eq(hi[2], 2);
+  ck_assert_uint_eq(hi[3], 4);
+  ck_assert_uint_eq(hi[4], 3);
+  ck_assert_uint_eq(hi[5], 2);
+  free(ho);
+  free(hb);
+  CK_OK(clsFree(out));
+  CK_OK(clsFree(bad));
+  CK_OK(clsFree(info));
+  CK_OK(clsModuleUnload(m));
+}
+END_TEST
+
+/* Local memory and the barrier. */
+START_TEST(launch_local_memory) {
+  enum { N = 256 };
+  clsModule_t m;
+  load_test_kernels(&m);
+  clsFunction_t f = get_fn(m, "reverse64");
+  int *d = dev_ints(N);
+  int h[N];
+  for (int i = 0; i < N; ++i) h[i] = i;
+  dev_put(d, h, N);
+  void *args[] = {&d};
+  clsDim3 g = {N / 64, 1, 1}, b = {64, 1, 1};
+  CK_OK(clsLaunchKernel(f, g, b, args, 0, NULL));
+  CK_OK(clsDeviceSynchronize());
+  dev_get(h, d, N);
+  for (int i = 0; i < N; ++i)
+    ck_assert_msg(h[i] == (i / 64) * 64 + 63 - i % 64, "h[%d] = %d", i, h[i]);
+  CK_OK(clsFree(d));
+  CK_OK(clsModuleUnload(m));
+}
+END_TEST
+
+/* Row: a zero dimension, or a block above the device's limit ->
+ * InvalidConfiguration; nothing runs. */
+START_TEST(launch_invalid_configuration) {
+  arith a;
+  arith_load(&a);
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  int *d = dev_ints(64);
+  dev_set(d, 1, 64);
+  int v = 5;
+  unsigned n = 64;
+  void *args[] = {&d, &v, &n};
+  const clsDim3 good_g = {1, 1, 1}, good_b = {64, 1, 1};
+  const clsDim3 zero_g[] = {{0, 1, 1}, {1, 0, 1}, {1, 1, 0}, {0, 0, 0}};
+  const clsDim3 zero_b[] = {{0, 1, 1}, {64, 0, 1}, {64, 1, 0}};
+  for (size_t i = 0; i < 4; ++i) {
+    CK_CLS(clsLaunchKernel(a.fill, zero_g[i], good_b, args, 0, NULL),
+           clsErrorInvalidConfiguration);
+    CK_LAST(clsErrorInvalidConfiguration);
+  }
+  for (size_t i = 0; i < 3; ++i)
+    CK_CLS(clsLaunchKernel(a.fill, good_g, zero_b[i], args, 0, NULL),
+           clsErrorInvalidConfiguration);
+  unsigned maxb = (unsigned)p.maxThreadsPerBlock;
+  clsDim3 big = {maxb + 1, 1, 1};
+  CK_CLS(clsLaunchKernel(a.fill, good_g, big, args, 0, NULL),
+         clsErrorInvalidConfiguration);
+  CK_LAST(clsErrorInvalidConfiguration);
+  /* The product counts, not each dimension alone. */
+  if (maxb >= 2 && (unsigned)p.maxThreadsDim[1] >= 2) {
+    unsigned bx = maxb < (unsigned)p.maxThreadsDim[0]
+                      ? maxb
+                      : (unsigned)p.maxThreadsDim[0];
+    clsDim3 prod = {bx, (maxb / bx) + 1, 1};
+    if (prod.y <= (unsigned)p.maxThreadsDim[1])
+      CK_CLS(clsLaunchKernel(a.fill, good_g, prod, args, 0, NULL),
+             clsErrorInvalidConfiguration);
+  }
+  /* A dimension above its own limit. */
+  for (int k = 0; k < 3; ++k) {
+    clsDim3 b = {1, 1, 1};
+    unsigned lim = (unsigned)p.maxThreadsDim[k] + 1;
+    if (k == 0) b.x = lim;
+    if (k == 1) b.y = lim;
+    if (k == 2) b.z = lim;
+    CK_CLS(clsLaunchKernel(a.fill, good_g, b, args, 0, NULL),
+           clsErrorInvalidConfiguration);
+  }
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(d, 1, 64, "d after rejected launches");
+
+  /* The largest allowed 1-D block works. */
+  unsigned bx = maxb < (unsigned)p.maxThreadsDim[0]
+                    ? maxb
+                    : (unsigned)p.maxThreadsDim[0];
+  int *e = dev_ints(bx);
+  clsDim3 okb = {bx, 1, 1};
+  void *args2[] = {&e, &v, &bx};
+  CK_OK(clsLaunchKernel(a.fill, good_g, okb, args2, 0, NULL));
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(e, 5, bx, "e");
+  CK_OK(clsFree(e));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Unloaded modules and their functions -> InvalidResourceHandle; launches
+ * already enqueued still run. */
+START_TEST(unload_handles_and_pending_launch) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(128);
+  dev_set(d, 0, 128);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(launch_fill(&a, s, d, 3, 128));
+  clsFunction_t fill = a.fill;
+  clsModule_t mod = a.mod;
+  CK_OK(clsModuleUnload(mod));
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  dev_expect(d, 3, 128, "d");
+
+  int v = 1;
+  unsigned n = 128;
+  void *args[] = {&d, &v, &n};
+  clsDim3 gg = {2, 1, 1}, bb = {64, 1, 1};
+  clsFunction_t f;
+  CK_CLS(clsLaunchKernel(fill, gg, bb, args, 0, s),
+         clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsModuleGetFunction(&f, mod, "fill"), clsErrorInvalidResourceHandle);
+  CK_CLS(clsModuleUnload(mod), clsErrorInvalidResourceHandle);
+  CK_CLS(clsModuleUnload(NULL), clsErrorInvalidResourceHandle);
+  CK_CLS(clsLaunchKernel(NULL, gg, bb, args, 0, s),
+         clsErrorInvalidResourceHandle);
+  /* Wrong-kind and garbage handles. */
+  CK_CLS(clsModuleUnload((clsModule_t)s), clsErrorInvalidResourceHandle);
+  CK_CLS(clsLaunchKernel((clsFunction_t)s, gg, bb, args, 0, s),
+         clsErrorInvalidResourceHandle);
+  CK_CLS(clsModuleUnload((clsModule_t)(uintptr_t)0xabcdef0ull),
+         clsErrorInvalidResourceHandle);
+  CK_OK(clsStreamSynchronize(s));
+  dev_expect(d, 3, 128, "d after rejected launches");
+
+  /* Launch on a destroyed stream. */
+  arith_load(&a);
+  CK_OK(clsStreamDestroy(s));
+  CK_CLS(launch_fill(&a, s, d, 4, 128), clsErrorInvalidResourceHandle);
+  arith_unload(&a);
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+/* A kernel launch respects stream order with host functions and other
+ * launches. */
+START_TEST(launch_stream_order) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(1000);
+  dev_set(d, 1, 1000);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  for (int k = 0; k < 10; ++k) CK_OK(launch_scale(&a, s, d, 2, 1000));
+  CK_OK(launch_fill(&a, s, d + 500, -1, 500));
+  CK_OK(launch_scale(&a, s, d, 3, 1000));
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  int h[1000];
+  dev_get(h, d, 1000);
+  for (int i = 0; i < 1000; ++i)
+    ck_assert_msg(h[i] == (i < 500 ? 1024 * 3 : -3), "h[%d] = %d", i, h[i]);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("module");
+  TCase *tc = tcase_timed("module", 90);
+  tcase_add_test(tc, load_and_get_functions);
+  tcase_add_test(tc, build_failure);
+  tcase_add_test(tc, build_log_per_thread);
+  tcase_add_test(tc, load_with_options);
+  tcase_add_test(tc, load_invalid_args);
+  tcase_add_test(tc, unknown_kernel_name);
+  tcase_add_test(tc, launch_pointer_offset);
+  tcase_add_test(tc, launch_scalars);
+  tcase_add_test(tc, launch_vector_args);
+  tcase_add_test(tc, launch_3d);
+  tcase_add_test(tc, launch_local_memory);
+  tcase_add_test(tc, launch_invalid_configuration);
+  tcase_add_test(tc, unload_handles_and_pending_launch);
+  tcase_add_test(tc, launch_stream_order);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
