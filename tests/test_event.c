@@ -1,0 +1,562 @@
+/* Events: creation flags, record, query, synchronize, destroy, elapsed
+ * time, BlockingSync. */
+#include "support.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Row: create with flags 0, BlockingSync, DisableTiming or any OR. */
+START_TEST(create_valid_flags) {
+  const unsigned ok[] = {0u, clsEventDefault, clsEventBlockingSync,
+                         clsEventDisableTiming,
+                         clsEventBlockingSync | clsEventDisableTiming};
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; ++i) {
+    clsEvent_t e = NULL;
+    CK_OK(clsEventCreateWithFlags(&e, ok[i]));
+    ck_assert_ptr_nonnull(e);
+    CK_OK(clsEventRecord(e, NULL));
+    CK_OK(clsEventSynchronize(e));
+    CK_OK(clsEventQuery(e));
+    CK_OK(clsEventDestroy(e));
+  }
+  clsEvent_t e1, e2;
+  CK_OK(clsEventCreate(&e1));
+  CK_OK(clsEventCreate(&e2));
+  ck_assert_ptr_ne(e1, e2);
+  CK_OK(clsEventDestroy(e1));
+  CK_OK(clsEventDestroy(e2));
+}
+END_TEST
+
+/* Rows: Interprocess alone -> InvalidValue; unknown bit -> InvalidValue;
+ * NULL out pointer -> InvalidValue. */
+START_TEST(create_invalid_flags) {
+  clsEvent_t e = NULL;
+  CK_CLS(clsEventCreateWithFlags(&e, clsEventInterprocess),
+         clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_CLS(clsEventCreateWithFlags(&e,
+                                 clsEventInterprocess | clsEventBlockingSync),
+         clsErrorInvalidValue);
+  CK_CLS(clsEventCreateWithFlags(&e, 0x80), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_CLS(clsEventCreateWithFlags(&e, 0x8), clsErrorInvalidValue);
+  CK_CLS(clsEventCreateWithFlags(&e, 0x80 | clsEventDisableTiming),
+         clsErrorInvalidValue);
+  CK_CLS(clsEventCreate(NULL), clsErrorInvalidValue);
+  CK_CLS(clsEventCreateWithFlags(NULL, 0), clsErrorInvalidValue);
+  CK_CLS(clsEventCreateWithFlags(NULL, clsEventDisableTiming),
+         clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+}
+END_TEST
+
+/* Row: Interprocess | DisableTiming -> Success on CUDA; on OpenCL,
+ * NotSupported unless implemented (then it must work). */
+START_TEST(create_interprocess_disable_timing) {
+  clsEvent_t e = NULL;
+  clsError_t r = clsEventCreateWithFlags(
+      &e, clsEventInterprocess | clsEventDisableTiming);
+  ck_assert_msg(r == clsSuccess || r == clsErrorNotSupported,
+                "Interprocess|DisableTiming: %s", clsGetErrorName(r));
+  if (r == clsErrorNotSupported) {
+    CK_LAST(clsErrorNotSupported);
+    return;
+  }
+  CK_OK(clsEventRecord(e, NULL));
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
+/* Row: query / synchronize an event never recorded -> Success, at once. */
+START_TEST(never_recorded) {
+  clsEvent_t e, bs;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventCreateWithFlags(&bs, clsEventBlockingSync));
+  /* Even while the device is busy. */
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsEventQuery(e));
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventQuery(bs));
+  CK_OK(clsEventSynchronize(bs));
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsEventDestroy(bs));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Rows: query while the captured work runs -> NotReady (not stored as the
+ * last error); query / synchronize after it completed -> Success. */
+START_TEST(query_pending_then_complete) {
+  arith a;
+  arith_load(&a);
+  int *buf = dev_ints(128);
+  dev_set(buf, 3, 128);
+  clsStream_t s;
+  clsEvent_t e;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(launch_scale(&a, s, buf, 7, 128));
+  CK_OK(clsEventRecord(e, s));
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_LAST(clsSuccess);
+  CK_CLS(clsPeekAtLastError(), clsSuccess);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventQuery(e));
+  CK_OK(clsEventSynchronize(e));
+  /* The event covered the kernel. */
+  dev_expect(buf, 21, 128, "buf");
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(buf));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Row: record captures the stream's work at the time of the call; later
+ * work in that stream does not delay the event. */
+START_TEST(record_captures_at_call_time) {
+  clsStream_t s;
+  clsEvent_t e;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e));
+  atomic_int before = 0;
+  CK_OK(clsLaunchHostFunc(s, hf_count, &before));
+  CK_OK(clsEventRecord(e, s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(poll_event(e, 20000));
+  ck_assert_int_eq(atomic_load(&before), 1);
+  /* Synchronize does not wait for the held gate either. */
+  bg_call c;
+  bg_start(&c, bg_event_sync, e);
+  double end = now_ms() + 20000;
+  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
+  ck_assert_msg(bg_done(&c), "clsEventSynchronize waited for later work");
+  CK_OK(bg_join(&c));
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Row: re-record: query / synchronize / elapsed use only the newest
+ * record (recorded on a busy stream, then on an idle one). */
+START_TEST(rerecord_uses_newest) {
+  clsStream_t busy, idle;
+  clsEvent_t e, start;
+  CK_OK(clsStreamCreateWithFlags(&busy, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&idle, clsStreamNonBlocking));
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventCreate(&start));
+  gate *g = gate_new();
+  gate_hold(g, busy);
+  CK_OK(clsEventRecord(e, busy));
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_OK(clsEventRecord(start, idle));
+  CK_OK(clsEventRecord(e, idle));
+  CK_OK(poll_event(e, 20000));
+  bg_call c;
+  bg_start(&c, bg_event_sync, e);
+  double end = now_ms() + 20000;
+  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
+  ck_assert_msg(bg_done(&c), "clsEventSynchronize waited for an old record");
+  CK_OK(bg_join(&c));
+  float ms = -1.0f;
+  CK_OK(clsEventElapsedTime(&ms, start, e));
+  ck_assert_msg(ms >= 0.0f, "elapsed %f", (double)ms);
+  /* And the other way: complete record replaced by a pending one. */
+  CK_OK(clsEventRecord(e, busy));
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_CLS(clsEventElapsedTime(&ms, start, e), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventElapsedTime(&ms, start, e));
+  ck_assert_msg(ms >= 0.0f, "elapsed %f", (double)ms);
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsEventDestroy(start));
+  CK_OK(clsStreamDestroy(busy));
+  CK_OK(clsStreamDestroy(idle));
+}
+END_TEST
+
+/* Row: destroy an event whose work is pending -> Success at once; the
+ * work still runs. */
+START_TEST(destroy_pending) {
+  arith a;
+  arith_load(&a);
+  int *buf = dev_ints(64);
+  dev_set(buf, 0, 64);
+  clsStream_t s;
+  clsEvent_t e;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  atomic_int after = 0;
+  gate_hold(g, s);
+  CK_OK(launch_fill(&a, s, buf, 4, 64));
+  CK_OK(clsEventRecord(e, s));
+  CK_OK(clsLaunchHostFunc(s, hf_count, &after));
+  CK_OK(clsEventDestroy(e)); /* returns while the gate holds the work */
+  CK_CLS(clsEventQuery(e), clsErrorInvalidResourceHandle);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  ck_assert_int_eq(atomic_load(&after), 1);
+  dev_expect(buf, 4, 64, "buf");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(buf));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Row: record / query / synchronize / destroy with a NULL event ->
+ * InvalidResourceHandle. */
+START_TEST(null_event) {
+  CK_CLS(clsEventRecord(NULL, NULL), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventQuery(NULL), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventSynchronize(NULL), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventDestroy(NULL), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_CLS(clsEventRecord(NULL, s), clsErrorInvalidResourceHandle);
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Destroyed, never-created and wrong-kind event handles. */
+START_TEST(destroyed_event_handle) {
+  clsEvent_t e, ok;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventCreate(&ok));
+  CK_OK(clsEventRecord(ok, NULL));
+  CK_OK(clsEventSynchronize(ok));
+  CK_OK(clsEventDestroy(e));
+  float ms;
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_CLS(clsEventDestroy(e), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventRecord(e, NULL), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventRecord(e, s), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventQuery(e), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventSynchronize(e), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, e, ok), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, ok, e), clsErrorInvalidResourceHandle);
+  CK_CLS(clsStreamWaitEvent(s, e, 0), clsErrorInvalidResourceHandle);
+  clsEvent_t junk = (clsEvent_t)(uintptr_t)0xfeedface0ull;
+  CK_CLS(clsEventQuery(junk), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventRecord(junk, s), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventDestroy(junk), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventQuery((clsEvent_t)s), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventDestroy((clsEvent_t)s), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventQuery((clsEvent_t)clsStreamLegacy),
+         clsErrorInvalidResourceHandle);
+  CK_OK(clsStreamQuery(s));
+  CK_OK(clsEventQuery(ok));
+  CK_OK(clsEventDestroy(ok));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Row: record on a stream of another device -> InvalidResourceHandle. */
+START_TEST(record_on_other_device_stream) {
+  int da, db;
+  if (!two_devices("record_on_other_device_stream", &da, &db)) return;
+  CK_OK(clsSetDevice(da));
+  clsEvent_t ea;
+  clsStream_t sa;
+  CK_OK(clsEventCreate(&ea));
+  CK_OK(clsStreamCreate(&sa));
+  CK_OK(clsSetDevice(db));
+  clsStream_t sb;
+  clsEvent_t eb;
+  CK_OK(clsStreamCreate(&sb));
+  CK_OK(clsEventCreate(&eb));
+  CK_CLS(clsEventRecord(ea, sb), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventRecord(eb, sa), clsErrorInvalidResourceHandle);
+  /* Same-device records still work, whatever the current device. */
+  CK_OK(clsEventRecord(eb, sb));
+  CK_OK(clsEventRecord(ea, sa));
+  CK_OK(clsEventSynchronize(ea));
+  CK_OK(clsEventSynchronize(eb));
+  CK_OK(clsEventDestroy(ea));
+  CK_OK(clsEventDestroy(eb));
+  CK_OK(clsStreamDestroy(sa));
+  CK_OK(clsStreamDestroy(sb));
+}
+END_TEST
+
+/* Rows: elapsed time with an event never recorded or created with
+ * DisableTiming -> InvalidResourceHandle; NULL ms -> InvalidValue. */
+START_TEST(elapsed_invalid) {
+  clsEvent_t a, b, never, nt;
+  CK_OK(clsEventCreate(&a));
+  CK_OK(clsEventCreate(&b));
+  CK_OK(clsEventCreate(&never));
+  CK_OK(clsEventCreateWithFlags(&nt, clsEventDisableTiming));
+  CK_OK(clsEventRecord(a, NULL));
+  CK_OK(clsEventRecord(b, NULL));
+  CK_OK(clsEventRecord(nt, NULL));
+  CK_OK(clsEventSynchronize(b));
+  CK_OK(clsEventSynchronize(nt));
+  float ms = 123.0f;
+  CK_CLS(clsEventElapsedTime(&ms, a, never), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, never, b), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, never, never),
+         clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, a, nt), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, nt, b), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, nt, nt), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, NULL, b), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, a, NULL), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(NULL, a, b), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_OK(clsEventElapsedTime(&ms, a, b));
+  ck_assert_msg(ms >= 0.0f, "elapsed %f", (double)ms);
+  /* BlockingSync events are timed. */
+  clsEvent_t bs;
+  CK_OK(clsEventCreateWithFlags(&bs, clsEventBlockingSync));
+  CK_OK(clsEventRecord(bs, NULL));
+  CK_OK(clsEventSynchronize(bs));
+  CK_OK(clsEventElapsedTime(&ms, a, bs));
+  CK_OK(clsEventDestroy(a));
+  CK_OK(clsEventDestroy(b));
+  CK_OK(clsEventDestroy(never));
+  CK_OK(clsEventDestroy(nt));
+  CK_OK(clsEventDestroy(bs));
+}
+END_TEST
+
+/* Row: elapsed time with either event recorded but not complete ->
+ * NotReady (never stored). */
+START_TEST(elapsed_not_ready) {
+  clsStream_t s;
+  clsEvent_t done, pending;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&done));
+  CK_OK(clsEventCreate(&pending));
+  CK_OK(clsEventRecord(done, s));
+  CK_OK(clsEventSynchronize(done));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsEventRecord(pending, s));
+  float ms = 0.0f;
+  CK_CLS(clsEventElapsedTime(&ms, done, pending), clsErrorNotReady);
+  CK_CLS(clsEventElapsedTime(&ms, pending, done), clsErrorNotReady);
+  CK_CLS(clsEventElapsedTime(&ms, pending, pending), clsErrorNotReady);
+  CK_LAST(clsSuccess);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(pending));
+  CK_OK(clsEventElapsedTime(&ms, done, pending));
+  ck_assert_msg(ms >= 0.0f, "elapsed %f", (double)ms);
+  CK_OK(clsEventDestroy(done));
+  CK_OK(clsEventDestroy(pending));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Rows: elapsed (e, e) -> 0.0; (later, earlier) -> minus the forward
+ * value. */
+START_TEST(elapsed_same_and_reverse) {
+  arith a;
+  arith_load(&a);
+  unsigned *out;
+  CK_OK(clsMalloc((void **)&out, 4096 * sizeof(unsigned)));
+  clsStream_t s;
+  clsEvent_t e1, e2;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e1));
+  CK_OK(clsEventCreate(&e2));
+  CK_OK(launch_spin(&a, s, out, 4096, 10)); /* warm-up (compilation) */
+  CK_OK(clsEventRecord(e1, s));
+  CK_OK(launch_spin(&a, s, out, 4096, 1000));
+  CK_OK(clsEventRecord(e2, s));
+  CK_OK(clsEventSynchronize(e2));
+  float same = -1.0f, fwd = -1.0f, back = 1.0f;
+  CK_OK(clsEventElapsedTime(&same, e1, e1));
+  ck_assert_msg(same == 0.0f, "elapsed(e, e) = %g", (double)same);
+  CK_OK(clsEventElapsedTime(&same, e2, e2));
+  ck_assert_msg(same == 0.0f, "elapsed(e, e) = %g", (double)same);
+  CK_OK(clsEventElapsedTime(&fwd, e1, e2));
+  CK_OK(clsEventElapsedTime(&back, e2, e1));
+  ck_assert_msg(fwd > 0.0f, "forward elapsed %g over a kernel", (double)fwd);
+  ck_assert_msg(back == -fwd, "reverse %g, forward %g", (double)back,
+                (double)fwd);
+  CK_OK(clsEventDestroy(e1));
+  CK_OK(clsEventDestroy(e2));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(out));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Row: elapsed time resolution.  The value is in milliseconds and covers
+ * the interval between the completions: at least the time the host held
+ * the stream between the two records, at most the host time around both
+ * records.  Bounds only; no device work is timed. */
+START_TEST(elapsed_units_and_resolution) {
+  int d = 0;
+  CK_OK(clsGetDevice(&d));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, d));
+  ck_assert_msg(p.timerResolutionNs > 0.0 && p.timerResolutionNs <= 1000.0,
+                "timerResolutionNs %g", p.timerResolutionNs);
+
+  clsStream_t s;
+  clsEvent_t e1, e2;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e1));
+  CK_OK(clsEventCreate(&e2));
+  CK_OK(clsStreamSynchronize(s));
+  gate *g = gate_new();
+  double outer0 = now_ms();
+  CK_OK(clsEventRecord(e1, s));
+  gate_hold(g, s);
+  CK_OK(clsEventRecord(e2, s));
+  ck_assert_int_eq(gate_wait_entered(g, 20000), 1);
+  double held0 = now_ms();
+  sleep_ms(120);
+  double held1 = now_ms();
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e2));
+  double outer1 = now_ms();
+  float ms = 0.0f;
+  CK_OK(clsEventElapsedTime(&ms, e1, e2));
+  ck_assert_msg((double)ms >= held1 - held0 - 1.0,
+                "elapsed %.3f ms < %.3f ms the host held the stream",
+                (double)ms, held1 - held0);
+  ck_assert_msg((double)ms <= outer1 - outer0 + 1.0,
+                "elapsed %.3f ms > %.3f ms around both records", (double)ms,
+                outer1 - outer0);
+
+  /* Two records around one host function: a positive value below the
+   * interval the host saw (sub-millisecond values are representable). */
+  atomic_int n = 0;
+  double t0 = now_ms();
+  CK_OK(clsEventRecord(e1, s));
+  CK_OK(clsLaunchHostFunc(s, hf_count, &n));
+  CK_OK(clsEventRecord(e2, s));
+  CK_OK(clsEventSynchronize(e2));
+  double t1 = now_ms();
+  CK_OK(clsEventElapsedTime(&ms, e1, e2));
+  ck_assert_msg(ms > 0.0f, "elapsed %g around a host function", (double)ms);
+  ck_assert_msg((double)ms <= t1 - t0 + 1.0, "elapsed %.3f ms > host %.3f ms",
+                (double)ms, t1 - t0);
+  ck_assert_int_eq(atomic_load(&n), 1);
+  CK_OK(clsEventDestroy(e1));
+  CK_OK(clsEventDestroy(e2));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Row: BlockingSync event: synchronize sleeps instead of spinning.  The
+ * waiting thread's CPU time over a ~300 ms hold (released by this thread)
+ * must stay below half of the wall time. */
+START_TEST(blocking_sync_sleeps) {
+  clsStream_t s;
+  clsEvent_t e;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreateWithFlags(&e, clsEventBlockingSync));
+  gate *g = gate_new();
+  atomic_int after = 0;
+  gate_hold(g, s);
+  CK_OK(clsLaunchHostFunc(s, hf_count, &after));
+  CK_OK(clsEventRecord(e, s));
+  ck_assert_int_eq(gate_wait_entered(g, 20000), 1);
+  bg_call c;
+  bg_start(&c, bg_event_sync, e);
+  sleep_ms(300);
+  ck_assert_msg(!bg_done(&c), "clsEventSynchronize returned while held");
+  gate_release(g);
+  CK_OK(bg_join(&c));
+  ck_assert_int_eq(atomic_load(&after), 1);
+  ck_assert_msg(c.wall_ms >= 250.0, "waited only %.1f ms", c.wall_ms);
+  ck_assert_msg(c.cpu_ms < c.wall_ms / 2,
+                "BlockingSync wait used %.1f ms CPU in %.1f ms", c.cpu_ms,
+                c.wall_ms);
+  CK_OK(clsEventQuery(e));
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Synchronize of a default event also blocks until the work is done. */
+START_TEST(synchronize_blocks_until_done) {
+  clsStream_t s;
+  clsEvent_t e;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  atomic_int after = 0;
+  gate_hold(g, s);
+  CK_OK(clsLaunchHostFunc(s, hf_count, &after));
+  CK_OK(clsEventRecord(e, s));
+  bg_call c;
+  bg_start(&c, bg_event_sync, e);
+  sleep_ms(150);
+  ck_assert_msg(!bg_done(&c), "clsEventSynchronize returned while held");
+  gate_release(g);
+  CK_OK(bg_join(&c));
+  ck_assert_int_eq(atomic_load(&after), 1);
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Records on the default streams. */
+START_TEST(record_on_default_streams) {
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventRecord(e, NULL));
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventRecord(e, clsStreamLegacy));
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventRecord(e, clsStreamPerThread));
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventQuery(e));
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("event");
+  TCase *tc = tcase_timed("event", 60);
+  tcase_add_test(tc, create_valid_flags);
+  tcase_add_test(tc, create_invalid_flags);
+  tcase_add_test(tc, create_interprocess_disable_timing);
+  tcase_add_test(tc, never_recorded);
+  tcase_add_test(tc, query_pending_then_complete);
+  tcase_add_test(tc, record_captures_at_call_time);
+  tcase_add_test(tc, rerecord_uses_newest);
+  tcase_add_test(tc, destroy_pending);
+  tcase_add_test(tc, null_event);
+  tcase_add_test(tc, destroyed_event_handle);
+  tcase_add_test(tc, record_on_other_device_stream);
+  tcase_add_test(tc, elapsed_invalid);
+  tcase_add_test(tc, elapsed_not_ready);
+  tcase_add_test(tc, elapsed_same_and_reverse);
+  tcase_add_test(tc, elapsed_units_and_resolution);
+  tcase_add_test(tc, blocking_sync_sleeps);
+  tcase_add_test(tc, synchronize_blocks_until_done);
+  tcase_add_test(tc, record_on_default_streams);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
