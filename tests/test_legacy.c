@@ -1,0 +1,430 @@
+/* The legacy default stream (NULL, clsStreamLegacy) and the per-thread
+ * default stream (clsStreamPerThread): implicit synchronization. */
+#include "support.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Row: work or an event record on the legacy stream first waits for all
+ * earlier work in every blocking stream of the device (record e on 0 ->
+ * NotReady; StreamQuery(0) -> NotReady). */
+START_TEST(legacy_record_waits_for_blocking_streams) {
+  clsStream_t s1, s2;
+  CK_OK(clsStreamCreate(&s1));
+  CK_OK(clsStreamCreateWithFlags(&s2, clsStreamDefault));
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  gate *g1 = gate_new(), *g2 = gate_new();
+  gate_hold(g1, s1);
+  gate_hold(g2, s2);
+  CK_OK(clsEventRecord(e, NULL));
+  sleep_ms(20);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(clsStreamLegacy), clsErrorNotReady);
+  gate_release(g1);
+  CK_OK(clsStreamSynchronize(s1));
+  sleep_ms(20);
+  /* Still waiting for the other blocking stream. */
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  gate_release(g2);
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsStreamQuery(NULL));
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s1));
+  CK_OK(clsStreamDestroy(s2));
+}
+END_TEST
+
+/* Same row, with data: a kernel on the legacy stream runs after a held
+ * kernel of a blocking stream (the last writer wins). */
+START_TEST(legacy_kernel_after_blocking_kernel) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(512);
+  dev_set(d, 0, 512);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(launch_fill(&a, s, d, 1, 512));
+  CK_OK(launch_fill(&a, NULL, d, 2, 512));
+  CK_OK(launch_fill(&a, clsStreamLegacy, d + 256, 3, 256));
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(NULL));
+  int h[512];
+  dev_get(h, d, 512);
+  for (int i = 0; i < 512; ++i)
+    ck_assert_msg(h[i] == (i < 256 ? 2 : 3), "h[%d] = %d", i, h[i]);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Row: later work on a blocking stream waits for earlier work on the
+ * legacy stream. */
+START_TEST(blocking_stream_waits_for_legacy) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(512);
+  dev_set(d, 0, 512);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  gate_hold(g, NULL);
+  CK_OK(launch_fill(&a, NULL, d, 1, 512));
+  CK_OK(launch_fill(&a, s, d, 2, 512));
+  CK_OK(clsEventRecord(e, s));
+  sleep_ms(20);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e));
+  dev_expect(d, 2, 512, "d");
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Only work issued earlier counts: a blocking stream's work issued after
+ * the legacy record does not delay it. */
+START_TEST(legacy_ignores_later_blocking_work) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventRecord(e, NULL));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(poll_event(e, 20000));
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* Row: NonBlocking streams are exempt, both ways (s busy, record e3 on
+ * non-blocking nb: query e3 -> Success). */
+START_TEST(nonblocking_exempt_both_ways) {
+  clsStream_t s, nb;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamCreateWithFlags(&nb, clsStreamNonBlocking));
+  clsEvent_t e0, e3;
+  CK_OK(clsEventCreate(&e0));
+  CK_OK(clsEventCreate(&e3));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsEventRecord(e0, NULL)); /* legacy: waits for s */
+  CK_OK(clsEventRecord(e3, nb));   /* non-blocking: does not */
+  CK_OK(poll_event(e3, 20000));
+  CK_CLS(clsEventQuery(e0), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e0));
+
+  /* A held non-blocking stream does not delay the legacy stream. */
+  gate *g2 = gate_new();
+  gate_hold(g2, nb);
+  CK_OK(clsEventRecord(e0, NULL));
+  clsError_t r = poll_event(e0, 20000);
+  gate_release(g2);
+  ck_assert_msg(r == clsSuccess, "legacy record waited for a non-blocking "
+                                 "stream: %s", clsGetErrorName(r));
+
+  /* A held legacy stream does not delay a non-blocking stream. */
+  gate *g3 = gate_new();
+  gate_hold(g3, NULL);
+  CK_OK(clsEventRecord(e3, nb));
+  r = poll_event(e3, 20000);
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  gate_release(g3);
+  ck_assert_msg(r == clsSuccess, "non-blocking stream waited for the legacy "
+                                 "stream: %s", clsGetErrorName(r));
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsEventDestroy(e0));
+  CK_OK(clsEventDestroy(e3));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(nb));
+}
+END_TEST
+
+/* Blocking streams do not synchronize with each other (only through the
+ * legacy stream). */
+START_TEST(blocking_streams_independent) {
+  clsStream_t s1, s2;
+  CK_OK(clsStreamCreate(&s1));
+  CK_OK(clsStreamCreate(&s2));
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  gate_hold(g, s1);
+  CK_OK(clsEventRecord(e, s2));
+  clsError_t r = poll_event(e, 20000);
+  gate_release(g);
+  ck_assert_msg(r == clsSuccess, "blocking stream waited for another "
+                                 "blocking stream: %s", clsGetErrorName(r));
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s1));
+  CK_OK(clsStreamDestroy(s2));
+}
+END_TEST
+
+/* A blocking stream destroyed with pending work still holds back the
+ * legacy stream until that work is done. */
+START_TEST(legacy_waits_for_destroyed_blocking_stream) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsEventRecord(e, NULL));
+  sleep_ms(20);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
+/* Row: clsStreamPerThread does not synchronize with other created
+ * streams. */
+START_TEST(per_thread_ignores_created_streams) {
+  clsStream_t s, nb;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamCreateWithFlags(&nb, clsStreamNonBlocking));
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new(), *g2 = gate_new();
+  gate_hold(g, s);
+  gate_hold(g2, nb);
+  CK_OK(clsEventRecord(e, clsStreamPerThread));
+  clsError_t r = poll_event(e, 20000);
+  /* And the other way: the created stream does not wait for it. */
+  gate *g3 = gate_new();
+  gate_hold(g3, clsStreamPerThread);
+  clsStream_t s3;
+  clsEvent_t e3;
+  CK_OK(clsStreamCreate(&s3));
+  CK_OK(clsEventCreate(&e3));
+  CK_OK(clsEventRecord(e3, s3));
+  clsError_t r3 = poll_event(e3, 20000);
+  gate_release(g);
+  gate_release(g2);
+  gate_release(g3);
+  ck_assert_msg(r == clsSuccess, "per-thread stream waited for a created "
+                                 "stream: %s", clsGetErrorName(r));
+  ck_assert_msg(r3 == clsSuccess, "created stream waited for the per-thread "
+                                  "stream: %s", clsGetErrorName(r3));
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsEventDestroy(e3));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(s3));
+  CK_OK(clsStreamDestroy(nb));
+}
+END_TEST
+
+/* Row: clsStreamPerThread synchronizes with the legacy stream (both
+ * ways). */
+START_TEST(per_thread_syncs_with_legacy) {
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  gate_hold(g, NULL);
+  CK_OK(clsEventRecord(e, clsStreamPerThread));
+  sleep_ms(20);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(clsStreamPerThread), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsStreamQuery(clsStreamPerThread));
+
+  gate *g2 = gate_new();
+  gate_hold(g2, clsStreamPerThread);
+  CK_OK(clsEventRecord(e, NULL));
+  sleep_ms(20);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  gate_release(g2);
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
+/* Row: one implicit stream per host thread. */
+typedef struct pt_arg {
+  gate *hold;             /* if set: hold this thread's per-thread stream */
+  atomic_int held;        /* the hold is in place */
+  atomic_int go;          /* may finish */
+  clsError_t query_other; /* result of polling a record on its stream */
+  clsError_t rc;
+} pt_arg;
+
+static void *per_thread_holder(void *p) {
+  pt_arg *a = p;
+  a->rc = gate_try_hold(a->hold, clsStreamPerThread);
+  atomic_store(&a->held, 1);
+  wait_atomic_ge(&a->go, 1, 30000);
+  return NULL;
+}
+
+static void *per_thread_recorder(void *p) {
+  pt_arg *a = p;
+  clsEvent_t e;
+  a->rc = clsEventCreate(&e);
+  if (a->rc != clsSuccess) return NULL;
+  a->rc = clsEventRecord(e, clsStreamPerThread);
+  if (a->rc == clsSuccess) a->query_other = poll_event(e, 20000);
+  clsEventDestroy(e);
+  return NULL;
+}
+
+START_TEST(per_thread_stream_per_thread) {
+  pt_arg h;
+  memset(&h, 0, sizeof h);
+  h.hold = gate_new();
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, per_thread_holder, &h), 0);
+  ck_assert_int_eq(wait_atomic_ge(&h.held, 1, 20000), 1);
+  ck_assert_int_eq(h.rc, clsSuccess);
+
+  /* This thread's per-thread stream is a different stream. */
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventRecord(e, clsStreamPerThread));
+  clsError_t mine = poll_event(e, 20000);
+  /* And a third thread's too. */
+  pt_arg r;
+  memset(&r, 0, sizeof r);
+  r.query_other = clsErrorUnknown;
+  pthread_t th2;
+  ck_assert_int_eq(pthread_create(&th2, NULL, per_thread_recorder, &r), 0);
+  pthread_join(th2, NULL);
+
+  gate_release(h.hold);
+  atomic_store(&h.go, 1);
+  pthread_join(th, NULL);
+  ck_assert_msg(mine == clsSuccess, "per-thread streams of two threads are "
+                                    "the same: %s", clsGetErrorName(mine));
+  ck_assert_int_eq(r.rc, clsSuccess);
+  ck_assert_msg(r.query_other == clsSuccess,
+                "another thread's per-thread stream was held: %s",
+                clsGetErrorName(r.query_other));
+  CK_OK(clsDeviceSynchronize());
+  ck_assert_int_eq(gate_runs(h.hold), 1);
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
+/* A held per-thread stream of another thread holds back this thread's
+ * legacy work (it is a blocking stream). */
+START_TEST(legacy_waits_for_other_threads_per_thread_stream) {
+  pt_arg h;
+  memset(&h, 0, sizeof h);
+  h.hold = gate_new();
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, per_thread_holder, &h), 0);
+  ck_assert_int_eq(wait_atomic_ge(&h.held, 1, 20000), 1);
+  ck_assert_int_eq(h.rc, clsSuccess);
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventRecord(e, NULL));
+  sleep_ms(20);
+  clsError_t q = clsEventQuery(e);
+  gate_release(h.hold);
+  atomic_store(&h.go, 1);
+  pthread_join(th, NULL);
+  ck_assert_msg(q == clsErrorNotReady, "legacy record did not wait: %s",
+                clsGetErrorName(q));
+  CK_OK(clsEventSynchronize(e));
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
+/* Row: each device has its own legacy stream. */
+START_TEST(legacy_stream_per_device) {
+  int da, db;
+  if (!two_devices("legacy_stream_per_device", &da, &db)) return;
+  CK_OK(clsSetDevice(da));
+  gate *g = gate_new();
+  gate_hold(g, NULL); /* device a's legacy stream */
+  clsStream_t sa;
+  CK_OK(clsStreamCreate(&sa));
+  gate *g2 = gate_new();
+  gate_hold(g2, sa); /* and a blocking stream of device a */
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+
+  CK_OK(clsSetDevice(db));
+  clsEvent_t eb;
+  CK_OK(clsEventCreate(&eb));
+  CK_OK(clsStreamQuery(NULL)); /* device b's legacy stream is idle */
+  CK_OK(clsEventRecord(eb, NULL));
+  clsError_t r = poll_event(eb, 20000);
+  /* Device b's blocking stream is not held back by device a's legacy. */
+  clsStream_t sb;
+  clsEvent_t eb2;
+  CK_OK(clsStreamCreate(&sb));
+  CK_OK(clsEventCreate(&eb2));
+  CK_OK(clsEventRecord(eb2, sb));
+  clsError_t r2 = poll_event(eb2, 20000);
+  gate_release(g);
+  gate_release(g2);
+  ck_assert_msg(r == clsSuccess, "device b's legacy stream waited for device "
+                                 "a: %s", clsGetErrorName(r));
+  ck_assert_msg(r2 == clsSuccess, "device b's stream waited for device a's "
+                                  "legacy stream: %s", clsGetErrorName(r2));
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsEventDestroy(eb));
+  CK_OK(clsEventDestroy(eb2));
+  CK_OK(clsStreamDestroy(sb));
+  CK_OK(clsSetDevice(da));
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsStreamQuery(NULL));
+  CK_OK(clsStreamDestroy(sa));
+}
+END_TEST
+
+/* NULL and clsStreamLegacy are the same stream. */
+START_TEST(null_is_legacy) {
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  gate_hold(g, NULL);
+  CK_OK(clsEventRecord(e, clsStreamLegacy));
+  sleep_ms(20);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(clsStreamLegacy), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(clsStreamLegacy));
+  CK_OK(clsEventQuery(e));
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("legacy");
+  TCase *tc = tcase_timed("legacy", 60);
+  tcase_add_test(tc, legacy_record_waits_for_blocking_streams);
+  tcase_add_test(tc, legacy_kernel_after_blocking_kernel);
+  tcase_add_test(tc, blocking_stream_waits_for_legacy);
+  tcase_add_test(tc, legacy_ignores_later_blocking_work);
+  tcase_add_test(tc, nonblocking_exempt_both_ways);
+  tcase_add_test(tc, blocking_streams_independent);
+  tcase_add_test(tc, legacy_waits_for_destroyed_blocking_stream);
+  tcase_add_test(tc, per_thread_ignores_created_streams);
+  tcase_add_test(tc, per_thread_syncs_with_legacy);
+  tcase_add_test(tc, per_thread_stream_per_thread);
+  tcase_add_test(tc, legacy_waits_for_other_threads_per_thread_stream);
+  tcase_add_test(tc, legacy_stream_per_device);
+  tcase_add_test(tc, null_is_legacy);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}

@@ -1,0 +1,406 @@
+/* Memory: allocation, copies (kinds, async, pinned), memset, and the
+ * synchronous calls' ordering on the legacy default stream. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Row: free of NULL -> Success, no operation. */
+START_TEST(free_null) {
+  CK_OK(clsFree(NULL));
+  CK_OK(clsFreeHost(NULL));
+  CK_LAST(clsSuccess);
+}
+END_TEST
+
+/* Row: malloc with a NULL out pointer -> InvalidValue. */
+START_TEST(malloc_null_out) {
+  CK_CLS(clsMalloc(NULL, 64), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_CLS(clsMallocHost(NULL, 64), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+}
+END_TEST
+
+START_TEST(malloc_and_roundtrip) {
+  enum { N = 1 << 16 };
+  int *d = dev_ints(N);
+  int *h = malloc(N * sizeof(int)), *back = malloc(N * sizeof(int));
+  for (int i = 0; i < N; ++i) h[i] = i * 7 - 3;
+  CK_OK(clsMemcpy(d, h, N * sizeof(int), clsMemcpyHostToDevice));
+  memset(back, 0, N * sizeof(int));
+  CK_OK(clsMemcpy(back, d, N * sizeof(int), clsMemcpyDeviceToHost));
+  ck_assert_int_eq(memcmp(h, back, N * sizeof(int)), 0);
+  /* Two allocations do not overlap. */
+  int *d2 = dev_ints(N);
+  ck_assert_msg(d2 >= d + N || d2 + N <= d, "allocations overlap");
+  CK_OK(clsFree(d));
+  CK_OK(clsFree(d2));
+  /* A huge allocation fails cleanly. */
+  void *p = NULL;
+  clsError_t r = clsMalloc(&p, (size_t)1 << 62);
+  ck_assert_msg(r == clsErrorMemoryAllocation || r == clsErrorInvalidValue,
+                "clsMalloc(2^62): %s", clsGetErrorName(r));
+  free(h);
+  free(back);
+}
+END_TEST
+
+/* Row: memcpy with a kind outside the enum -> InvalidMemcpyDirection. */
+START_TEST(memcpy_bad_kind) {
+  int *d = dev_ints(16);
+  int h[16] = {0};
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_CLS(clsMemcpy(d, h, sizeof h, (clsMemcpyKind)5),
+         clsErrorInvalidMemcpyDirection);
+  CK_LAST(clsErrorInvalidMemcpyDirection);
+  CK_CLS(clsMemcpy(d, h, sizeof h, (clsMemcpyKind)-1),
+         clsErrorInvalidMemcpyDirection);
+  CK_CLS(clsMemcpy(d, h, sizeof h, (clsMemcpyKind)1000),
+         clsErrorInvalidMemcpyDirection);
+  CK_CLS(clsMemcpyAsync(d, h, sizeof h, (clsMemcpyKind)7, s),
+         clsErrorInvalidMemcpyDirection);
+  CK_LAST(clsErrorInvalidMemcpyDirection);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+/* clsMemcpyDefault infers the direction from the pointers; every
+ * explicit kind works. */
+START_TEST(memcpy_all_kinds_and_default) {
+  enum { N = 1000 };
+  int *d1 = dev_ints(N), *d2 = dev_ints(N);
+  int h1[N], h2[N], h3[N];
+  for (int i = 0; i < N; ++i) h1[i] = i ^ 0x5a5a;
+  memset(h2, 0, sizeof h2);
+  memset(h3, 0, sizeof h3);
+  CK_OK(clsMemcpy(d1, h1, sizeof h1, clsMemcpyDefault)); /* H->D */
+  CK_OK(clsMemcpy(d2, d1, sizeof h1, clsMemcpyDefault)); /* D->D */
+  CK_OK(clsMemcpy(h2, d2, sizeof h1, clsMemcpyDefault)); /* D->H */
+  ck_assert_int_eq(memcmp(h1, h2, sizeof h1), 0);
+  CK_OK(clsMemcpy(h3, h2, sizeof h1, clsMemcpyDefault)); /* H->H */
+  ck_assert_int_eq(memcmp(h1, h3, sizeof h1), 0);
+
+  memset(h2, 0, sizeof h2);
+  memset(h3, 0, sizeof h3);
+  dev_set(d1, 0, N);
+  dev_set(d2, 0, N);
+  CK_OK(clsMemcpy(d1, h1, sizeof h1, clsMemcpyHostToDevice));
+  CK_OK(clsMemcpy(d2, d1, sizeof h1, clsMemcpyDeviceToDevice));
+  CK_OK(clsMemcpy(h2, d2, sizeof h1, clsMemcpyDeviceToHost));
+  CK_OK(clsMemcpy(h3, h2, sizeof h1, clsMemcpyHostToHost));
+  ck_assert_int_eq(memcmp(h1, h2, sizeof h1), 0);
+  ck_assert_int_eq(memcmp(h1, h3, sizeof h1), 0);
+
+  /* Default with interior pointers of an allocation. */
+  int part[10];
+  CK_OK(clsMemcpy(part, d2 + 500, sizeof part, clsMemcpyDefault));
+  for (int i = 0; i < 10; ++i) ck_assert_int_eq(part[i], h1[500 + i]);
+  CK_OK(clsMemcpy(d2 + 10, d1 + 20, 5 * sizeof(int), clsMemcpyDefault));
+  CK_OK(clsMemcpy(part, d2 + 10, 5 * sizeof(int), clsMemcpyDefault));
+  for (int i = 0; i < 5; ++i) ck_assert_int_eq(part[i], h1[20 + i]);
+
+  /* Async Default too, with pinned memory. */
+  int *pin = NULL;
+  CK_OK(clsMallocHost((void **)&pin, sizeof h1));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsMemcpyAsync(pin, d1, sizeof h1, clsMemcpyDefault, s));
+  CK_OK(clsStreamSynchronize(s));
+  ck_assert_int_eq(memcmp(h1, pin, sizeof h1), 0);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFreeHost(pin));
+  CK_OK(clsFree(d1));
+  CK_OK(clsFree(d2));
+}
+END_TEST
+
+/* A zero-byte copy or memset is a no-op. */
+START_TEST(zero_bytes) {
+  int *d = dev_ints(4);
+  int h[4] = {1, 2, 3, 4};
+  dev_put(d, h, 4);
+  CK_OK(clsMemcpy(d, h, 0, clsMemcpyHostToDevice));
+  CK_OK(clsMemset(d, 0, 0));
+  CK_OK(clsMemsetAsync(d, 0, 0, NULL));
+  CK_OK(clsMemcpyAsync(d, h, 0, clsMemcpyHostToDevice, NULL));
+  CK_OK(clsStreamSynchronize(NULL));
+  int back[4];
+  dev_get(back, d, 4);
+  ck_assert_int_eq(memcmp(h, back, sizeof h), 0);
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+/* Memset sets bytes to (unsigned char)value, sync and async, at any
+ * offset. */
+START_TEST(memset_bytes) {
+  enum { N = 256 };
+  unsigned char *d = NULL;
+  CK_OK(clsMalloc((void **)&d, N));
+  unsigned char h[N];
+  CK_OK(clsMemset(d, 0x1ab, N)); /* only the low byte counts */
+  CK_OK(clsMemcpy(h, d, N, clsMemcpyDeviceToHost));
+  for (int i = 0; i < N; ++i) ck_assert_uint_eq(h[i], 0xab);
+  CK_OK(clsMemset(d + 3, -1, 10));
+  CK_OK(clsMemcpy(h, d, N, clsMemcpyDeviceToHost));
+  for (int i = 0; i < N; ++i)
+    ck_assert_uint_eq(h[i], (i >= 3 && i < 13) ? 0xff : 0xab);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsMemsetAsync(d + 100, 7, 57, s));
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsMemcpy(h, d, N, clsMemcpyDeviceToHost));
+  for (int i = 100; i < 157; ++i) ck_assert_uint_eq(h[i], 7);
+  ck_assert_uint_eq(h[99], 0xab);
+  ck_assert_uint_eq(h[157], 0xab);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+/* Row: synchronous memcpy runs on the legacy default stream: it waits for
+ * earlier work in blocking streams and returns when done. */
+typedef struct copy_job {
+  void *dst;
+  const void *src;
+  size_t n;
+  clsMemcpyKind kind;
+  int value;
+} copy_job;
+
+static clsError_t bg_memcpy(void *p) {
+  copy_job *j = p;
+  return clsMemcpy(j->dst, j->src, j->n, j->kind);
+}
+
+static clsError_t bg_memset(void *p) {
+  copy_job *j = p;
+  return clsMemset(j->dst, j->value, j->n);
+}
+
+START_TEST(sync_memcpy_waits_for_blocking_stream) {
+  enum { N = 512 };
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(N);
+  dev_set(d, 1, N);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s)); /* blocking */
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(launch_fill(&a, s, d, 42, N));
+  int h[N];
+  memset(h, 0, sizeof h);
+  copy_job j = {h, d, sizeof h, clsMemcpyDeviceToHost, 0};
+  bg_call c;
+  bg_start(&c, bg_memcpy, &j);
+  sleep_ms(200);
+  ck_assert_msg(!bg_done(&c), "clsMemcpy returned while a blocking stream "
+                              "with earlier work was held");
+  gate_release(g);
+  CK_OK(bg_join(&c));
+  host_expect(h, 42, N, "copy");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Same row for memset: the memset comes after the held fill. */
+START_TEST(sync_memset_waits_for_blocking_stream) {
+  enum { N = 512 };
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(N);
+  dev_set(d, 1, N);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(launch_fill(&a, s, d, 42, N));
+  copy_job j = {d, NULL, N * sizeof(int), clsMemcpyDefault, 0x11};
+  bg_call c;
+  bg_start(&c, bg_memset, &j);
+  sleep_ms(200);
+  ck_assert_msg(!bg_done(&c), "clsMemset returned while a blocking stream "
+                              "with earlier work was held");
+  gate_release(g);
+  CK_OK(bg_join(&c));
+  dev_expect(d, 0x11111111, N, "memset after fill");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Same row, other side: a held non-blocking stream does not delay a
+ * synchronous copy. */
+START_TEST(sync_memcpy_ignores_nonblocking_stream) {
+  int *d = dev_ints(64);
+  dev_set(d, 9, 64);
+  clsStream_t nb;
+  CK_OK(clsStreamCreateWithFlags(&nb, clsStreamNonBlocking));
+  gate *g = gate_new();
+  gate_hold(g, nb);
+  int h[64];
+  memset(h, 0, sizeof h);
+  copy_job j = {h, d, sizeof h, clsMemcpyDeviceToHost, 0};
+  bg_call c;
+  bg_start(&c, bg_memcpy, &j);
+  double end = now_ms() + 20000;
+  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
+  int done = bg_done(&c);
+  gate_release(g);
+  ck_assert_msg(done, "clsMemcpy waited for a non-blocking stream");
+  CK_OK(bg_join(&c));
+  host_expect(h, 9, 64, "copy");
+  copy_job m = {d, NULL, 64 * sizeof(int), clsMemcpyDefault, 0};
+  gate *g2 = gate_new();
+  gate_hold(g2, nb);
+  bg_start(&c, bg_memset, &m);
+  end = now_ms() + 20000;
+  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
+  done = bg_done(&c);
+  gate_release(g2);
+  ck_assert_msg(done, "clsMemset waited for a non-blocking stream");
+  CK_OK(bg_join(&c));
+  dev_expect(d, 0, 64, "memset");
+  CK_OK(clsStreamSynchronize(nb));
+  CK_OK(clsStreamDestroy(nb));
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+/* The synchronous copy returns when done: legacy-stream work issued before
+ * it (a held gate) is waited for, and the data is there on return. */
+START_TEST(sync_memcpy_after_legacy_work) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(300);
+  dev_set(d, 2, 300);
+  gate *g = gate_new();
+  gate_hold(g, NULL);
+  CK_OK(launch_scale(&a, NULL, d, 8, 300));
+  int h[300];
+  copy_job j = {h, d, sizeof h, clsMemcpyDeviceToHost, 0};
+  bg_call c;
+  bg_start(&c, bg_memcpy, &j);
+  sleep_ms(150);
+  ck_assert_msg(!bg_done(&c), "clsMemcpy overtook legacy-stream work");
+  gate_release(g);
+  CK_OK(bg_join(&c));
+  host_expect(h, 16, 300, "copy");
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Row: async copy with pinned host memory returns before the copy is
+ * done; the stream orders it. */
+START_TEST(async_copy_pinned) {
+  enum { N = 4096 };
+  int *d = dev_ints(N);
+  dev_set(d, 5, N);
+  int *pin = NULL;
+  CK_OK(clsMallocHost((void **)&pin, N * sizeof(int)));
+  ck_assert_ptr_nonnull(pin);
+  for (int i = 0; i < N; ++i) pin[i] = -1; /* host-accessible */
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  /* D->H into pinned memory, then overwrite the source: the copy must see
+   * 5s (stream order), and must not have happened while held. */
+  CK_OK(clsMemcpyAsync(pin, d, N * sizeof(int), clsMemcpyDeviceToHost, s));
+  CK_OK(clsMemsetAsync(d, 0, N * sizeof(int), s));
+  sleep_ms(50);
+  host_expect(pin, -1, N, "pinned before release");
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  host_expect(pin, 5, N, "pinned after sync");
+  dev_expect(d, 0, N, "device after memset");
+
+  /* H->D from pinned memory, ordered before a later D->H. */
+  for (int i = 0; i < N; ++i) pin[i] = 77;
+  int *pin2 = NULL;
+  CK_OK(clsMallocHost((void **)&pin2, N * sizeof(int)));
+  memset(pin2, 0, N * sizeof(int));
+  gate *g2 = gate_new();
+  gate_hold(g2, s);
+  CK_OK(clsMemcpyAsync(d, pin, N * sizeof(int), clsMemcpyHostToDevice, s));
+  CK_OK(clsMemcpyAsync(pin2, d, N * sizeof(int), clsMemcpyDeviceToHost, s));
+  gate_release(g2);
+  CK_OK(clsStreamSynchronize(s));
+  host_expect(pin2, 77, N, "pinned round trip");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFreeHost(pin));
+  CK_OK(clsFreeHost(pin2));
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+/* Async copy from pageable memory returns once the buffer may be reused,
+ * without waiting for the (held) stream. */
+typedef struct async_job {
+  copy_job j;
+  clsStream_t s;
+} async_job;
+
+static clsError_t bg_memcpy_async(void *p) {
+  async_job *a = p;
+  return clsMemcpyAsync(a->j.dst, a->j.src, a->j.n, a->j.kind, a->s);
+}
+
+START_TEST(async_copy_pageable_source_reusable) {
+  enum { N = 1024 };
+  int *d = dev_ints(N);
+  int *h = malloc(N * sizeof(int));
+  for (int i = 0; i < N; ++i) h[i] = 31;
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  async_job aj = {{d, h, N * sizeof(int), clsMemcpyHostToDevice, 0}, s};
+  bg_call c;
+  bg_start(&c, bg_memcpy_async, &aj);
+  double end = now_ms() + 20000;
+  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
+  int done = bg_done(&c);
+  if (done)
+    for (int i = 0; i < N; ++i) h[i] = -7; /* reuse at once */
+  gate_release(g);
+  ck_assert_msg(done, "clsMemcpyAsync from pageable memory waited for the "
+                      "stream");
+  CK_OK(bg_join(&c));
+  CK_OK(clsStreamSynchronize(s));
+  dev_expect(d, 31, N, "device");
+  free(h);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("memory");
+  TCase *tc = tcase_timed("memory", 60);
+  tcase_add_test(tc, free_null);
+  tcase_add_test(tc, malloc_null_out);
+  tcase_add_test(tc, malloc_and_roundtrip);
+  tcase_add_test(tc, memcpy_bad_kind);
+  tcase_add_test(tc, memcpy_all_kinds_and_default);
+  tcase_add_test(tc, zero_bytes);
+  tcase_add_test(tc, memset_bytes);
+  tcase_add_test(tc, sync_memcpy_waits_for_blocking_stream);
+  tcase_add_test(tc, sync_memset_waits_for_blocking_stream);
+  tcase_add_test(tc, sync_memcpy_ignores_nonblocking_stream);
+  tcase_add_test(tc, sync_memcpy_after_legacy_work);
+  tcase_add_test(tc, async_copy_pinned);
+  tcase_add_test(tc, async_copy_pageable_source_reusable);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
