@@ -48,6 +48,15 @@ typedef struct cls__cuda_device {
 
   struct cls__bstream legacy;     /* wraps cudaStreamLegacy */
   struct cls__bstream per_thread; /* wraps cudaStreamPerThread */
+
+  /* Modules released by cls__b_module_unload whose library is not yet
+   * unloaded: launches enqueued before the release may still be pending,
+   * and the runtime does not promise that cudaLibraryUnload lets them run
+   * (nor that it returns without waiting for them, which would deadlock
+   * behind a host function that waits for the caller).  cls__b_device_sync
+   * unloads them once the device is idle. */
+  pthread_mutex_t zombie_lock;
+  struct cls__bmodule *zombies;
 } cls__cuda_device;
 
 /* Events.  `state` caches completion so that a query of a completed event
@@ -75,10 +84,14 @@ struct cls__bmodule {
   cudaLibrary_t lib;
   pthread_mutex_t lock; /* guards fns */
   struct cls__bfunction *fns;
+  struct cls__bmodule *next_zombie; /* cls__cuda_device.zombies */
 };
 
 /* Device `dev` (index checked by the front). */
 cls__cuda_device *cls__cuda_device_get(int dev);
+
+/* Unloads the module's library and frees it (module.c). */
+void cls__cuda_module_free(struct cls__bmodule *m);
 
 /* Which API a native code comes from. */
 enum cls__cuda_api {

@@ -232,6 +232,7 @@ clsError_t cls__b_module_load(int dev, const char *source,
     goto done;
   }
   pthread_mutex_init(&m->lock, NULL);
+  m->next_zombie = NULL;
   *out = m;
 
 done:
@@ -241,16 +242,28 @@ done:
   return e;
 }
 
-void cls__b_module_unload(cls__bmodule *m) {
+void cls__cuda_module_free(cls__bmodule *m) {
   (void)cudaLibraryUnload(m->lib);
+  pthread_mutex_destroy(&m->lock);
+  free(m);
+}
+
+void cls__b_module_unload(cls__bmodule *m) {
+  /* The front has retired every function of m, so no launch of it can
+   * follow; those already enqueued may be pending.  Free the function
+   * objects now and leave the library to cls__b_device_sync. */
   cls__bfunction *f = m->fns;
   while (f) {
     cls__bfunction *next = f->next;
     free(f);
     f = next;
   }
-  pthread_mutex_destroy(&m->lock);
-  free(m);
+  m->fns = NULL;
+  cls__cuda_device *d = cls__cuda_device_get(m->dev);
+  pthread_mutex_lock(&d->zombie_lock);
+  m->next_zombie = d->zombies;
+  d->zombies = m;
+  pthread_mutex_unlock(&d->zombie_lock);
 }
 
 clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
