@@ -153,10 +153,12 @@ typedef struct cls__host_job {
 static void cls__run_host_job(void *p, clsError_t status) {
   cls__host_job *j = p;
   cls__in_host_fn = 1;
-  if (j->fn)
-    j->fn(j->user);
-  else
+  /* As in CUDA: a callback is told of an earlier failure in its stream; a
+   * host function is not called after one. */
+  if (j->cb)
     j->cb(j->stream, status, j->user);
+  else if (status == clsSuccess)
+    j->fn(j->user);
   cls__in_host_fn = 0;
   free(j);
 }

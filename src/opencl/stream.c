@@ -544,27 +544,80 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
 
 /* A host function: marker M (after the stream's earlier work) hands the
  * job to a worker; gate G (the stream's next command) waits for user
- * event U, which the worker completes once the function returns. */
+ * event U, which the worker completes once the function returns.
+ *
+ * Some drivers (PoCL) never call a CL_COMPLETE callback for a command that
+ * fails, which would leave the job unrun and its stream held forever.  So
+ * pending jobs are also listed, and a monitor thread polls their markers
+ * while any are pending; whichever of callback and monitor claims a job
+ * first posts it, exactly once.  The failure reaches U, so the stream's
+ * later work fails too (as a CUDA context error would). */
 typedef struct cls__host {
   cls__ocl_job job;
   cls__job_fn fn;
   void *arg;
   cl_event user;
+  cl_event marker;
+  atomic_int claimed;
+  atomic_int poll; /* no callback: the monitor also claims on CL_COMPLETE */
+  struct cls__host *next, *prev; /* pending list (under cls__mon_lock) */
 } cls__host;
+
+static pthread_mutex_t cls__mon_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t cls__mon_cond = PTHREAD_COND_INITIALIZER;
+static cls__host *cls__pending;
+static int cls__mon_started;
+
+static void cls__unlist(cls__host *h) {
+  if (h->prev)
+    h->prev->next = h->next;
+  else
+    cls__pending = h->next;
+  if (h->next) h->next->prev = h->prev;
+  h->next = h->prev = NULL;
+}
+
+/* Posts h with `status` unless the other path already did. */
+static void cls__claim(cls__host *h, cl_int status, int locked) {
+  if (atomic_exchange(&h->claimed, 1)) return;
+  if (!locked) pthread_mutex_lock(&cls__mon_lock);
+  cls__unlist(h);
+  if (!locked) pthread_mutex_unlock(&cls__mon_lock);
+  h->job.status = status;
+  cls__ocl_post(&h->job);
+}
+
+static void *cls__monitor(void *arg) {
+  (void)arg;
+  pthread_mutex_lock(&cls__mon_lock);
+  for (;;) {
+    while (!cls__pending) pthread_cond_wait(&cls__mon_cond, &cls__mon_lock);
+    for (cls__host *h = cls__pending, *next; h; h = next) {
+      next = h->next;
+      cl_int st = cls__status(h->marker); /* a query, never a wait */
+      if (st < 0 || (st == CL_COMPLETE && atomic_load(&h->poll)))
+        cls__claim(h, st, 1);
+    }
+    pthread_mutex_unlock(&cls__mon_lock);
+    struct timespec t = {0, 10 * 1000000L};
+    nanosleep(&t, NULL);
+    pthread_mutex_lock(&cls__mon_lock);
+  }
+  return NULL;
+}
 
 static void cls__host_run(cls__ocl_job *j) {
   cls__host *h = (cls__host *)j;
   h->fn(h->arg, j->status < 0 ? clsErrorLaunchFailure : clsSuccess);
-  clSetUserEventStatus(h->user, CL_COMPLETE);
+  clSetUserEventStatus(h->user, j->status < 0 ? j->status : CL_COMPLETE);
   clReleaseEvent(h->user);
+  clReleaseEvent(h->marker);
   free(h);
 }
 
 static void CL_CALLBACK cls__host_cb(cl_event ev, cl_int status, void *p) {
   (void)ev;
-  cls__host *h = p;
-  h->job.status = status;
-  cls__ocl_post(&h->job);
+  cls__claim(p, status, 0);
 }
 
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
@@ -598,16 +651,31 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
   } else {
     cls__ocl_end(s, &b, NULL);
   }
-  if (err == CL_SUCCESS)
-    err = clSetEventCallback(m, CL_COMPLETE, cls__host_cb, h);
-  if (m) clReleaseEvent(m);
-  if (err != CL_SUCCESS) {
-    clSetUserEventStatus(h->user, CL_COMPLETE); /* never hold the stream */
-    clReleaseEvent(h->user);
-    free(h);
-    return cls__ocl_error(err, "enqueueing a host function");
+  if (err == CL_SUCCESS) {
+    h->marker = m;
+    pthread_mutex_lock(&cls__mon_lock);
+    h->next = cls__pending;
+    if (cls__pending) cls__pending->prev = h;
+    cls__pending = h;
+    if (!cls__mon_started) {
+      pthread_t t;
+      pthread_attr_t a;
+      pthread_attr_init(&a);
+      pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+      cls__mon_started = pthread_create(&t, &a, cls__monitor, NULL) == 0;
+      pthread_attr_destroy(&a);
+    }
+    pthread_cond_signal(&cls__mon_cond);
+    pthread_mutex_unlock(&cls__mon_lock);
+    if (clSetEventCallback(m, CL_COMPLETE, cls__host_cb, h) != CL_SUCCESS)
+      atomic_store(&h->poll, 1); /* the monitor runs it when m completes */
+    return clsSuccess;
   }
-  return clsSuccess;
+  if (m) clReleaseEvent(m);
+  clSetUserEventStatus(h->user, CL_COMPLETE); /* never hold the stream */
+  clReleaseEvent(h->user);
+  free(h);
+  return cls__ocl_error(err, "enqueueing a host function");
 }
 
 /* ---- Device-wide synchronization -------------------------------------- */
