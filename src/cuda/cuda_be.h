@@ -105,8 +105,7 @@ enum cls__cuda_api {
  * failure), it records "what: native name (description)" as the reason
  * with cls__reason.  Pass what = NULL where no API call is failing (a
  * stream callback's status). */
-clsError_t cls__cuda_error(enum cls__cuda_api api, int code,
-                           const char *what);
+clsError_t cls__cuda_error(enum cls__cuda_api api, int code, const char *what);
 
 /* cudaError_t shorthand: clsSuccess, or the mapped code with a reason. */
 static inline clsError_t cls__cuda_rt(cudaError_t e, const char *what) {

@@ -21,24 +21,31 @@ cls__cuda_device *cls__cuda_device_get(int dev) {
  * both. */
 static clsError_t cls__cuda_map(int code) {
   switch (code) {
-  case 0: return clsSuccess;
+  case 0:
+    return clsSuccess;
   case 1:  /* InvalidValue */
   case 12: /* InvalidPitchValue */
   case 13: /* InvalidSymbol */
   case 16: /* InvalidHostPointer */
     return clsErrorInvalidValue;
-  case 2: return clsErrorMemoryAllocation;
+  case 2:
+    return clsErrorMemoryAllocation;
   case 3:  /* InitializationError */
   case 4:  /* CudartUnloading / CUDA_ERROR_DEINITIALIZED */
   case 34: /* StubLibrary */
   case 35: /* InsufficientDriver */
   case 36: /* CallRequiresNewerDriver */
     return clsErrorInitializationError;
-  case 9: return clsErrorInvalidConfiguration;
-  case 17: return clsErrorInvalidDevicePointer;
-  case 21: return clsErrorInvalidMemcpyDirection;
-  case 100: return clsErrorNoDevice;
-  case 101: return clsErrorInvalidDevice;
+  case 9:
+    return clsErrorInvalidConfiguration;
+  case 17:
+    return clsErrorInvalidDevicePointer;
+  case 21:
+    return clsErrorInvalidMemcpyDirection;
+  case 100:
+    return clsErrorNoDevice;
+  case 101:
+    return clsErrorInvalidDevice;
   case 46:  /* DevicesUnavailable (compute mode prohibited, busy) */
   case 216: /* DeviceNotLicensed / CUDA_ERROR_CONTEXT_ALREADY_IN_USE */
     return clsErrorNotSupported;
@@ -56,11 +63,16 @@ static clsError_t cls__cuda_map(int code) {
   case 302: /* SharedObjectSymbolNotFound */
   case 303: /* SharedObjectInitFailed */
     return clsErrorInvalidKernelImage;
-  case 300: return clsErrorInvalidSource;
-  case 401: return clsErrorIllegalState;
-  case 500: return clsErrorSymbolNotFound;
-  case 600: return clsErrorNotReady;
-  case 701: return clsErrorLaunchOutOfResources;
+  case 300:
+    return clsErrorInvalidSource;
+  case 401:
+    return clsErrorIllegalState;
+  case 500:
+    return clsErrorSymbolNotFound;
+  case 600:
+    return clsErrorNotReady;
+  case 701:
+    return clsErrorLaunchOutOfResources;
   case 214: /* ECCUncorrectable */
   case 700: /* IllegalAddress */
   case 702: /* LaunchTimeout */
@@ -72,27 +84,33 @@ static clsError_t cls__cuda_map(int code) {
   case 718: /* InvalidPc */
   case 719: /* LaunchFailure */
     return clsErrorLaunchFailure;
-  case 800: return clsErrorNotPermitted;
-  case 801: return clsErrorNotSupported;
-  default: return clsErrorUnknown;
+  case 800:
+    return clsErrorNotPermitted;
+  case 801:
+    return clsErrorNotSupported;
+  default:
+    return clsErrorUnknown;
   }
 }
 
 static clsError_t cls__nvrtc_map(nvrtcResult r) {
   switch (r) {
-  case NVRTC_SUCCESS: return clsSuccess;
-  case NVRTC_ERROR_OUT_OF_MEMORY: return clsErrorMemoryAllocation;
-  case NVRTC_ERROR_COMPILATION: return clsErrorInvalidSource;
+  case NVRTC_SUCCESS:
+    return clsSuccess;
+  case NVRTC_ERROR_OUT_OF_MEMORY:
+    return clsErrorMemoryAllocation;
+  case NVRTC_ERROR_COMPILATION:
+    return clsErrorInvalidSource;
   case NVRTC_ERROR_INVALID_INPUT:
   case NVRTC_ERROR_INVALID_PROGRAM:
   case NVRTC_ERROR_INVALID_OPTION:
     return clsErrorInvalidValue;
-  default: return clsErrorUnknown;
+  default:
+    return clsErrorUnknown;
   }
 }
 
-clsError_t cls__cuda_error(enum cls__cuda_api api, int code,
-                           const char *what) {
+clsError_t cls__cuda_error(enum cls__cuda_api api, int code, const char *what) {
   clsError_t e = api == CLS__NVRTC ? cls__nvrtc_map((nvrtcResult)code)
                                    : cls__cuda_map(code);
   if (e == clsSuccess || e == clsErrorNotReady || !what) return e;
@@ -179,8 +197,8 @@ clsError_t cls__b_init(void) {
     /* Reads the device's attributes; creates no context. */
     r = cudaGetDeviceProperties(&cp, i);
     if (r != cudaSuccess) {
-      clsError_t e = cls__cuda_error(CLS__CUDART, (int)r,
-                                     "cudaGetDeviceProperties");
+      clsError_t e =
+          cls__cuda_error(CLS__CUDART, (int)r, "cudaGetDeviceProperties");
       for (int j = 0; j <= i; ++j) {
         pthread_mutex_destroy(&cls__cuda_devices[j].open_lock);
         pthread_mutex_destroy(&cls__cuda_devices[j].zombie_lock);
@@ -230,8 +248,8 @@ int cls__b_default_device(void) {
         cls__cuda_contains(p->platformName, want))
       return i;
   }
-  cls__reason(clsErrorInvalidDevice,
-              "CLSTREAM_DEVICE=%s names no CUDA device", want);
+  cls__reason(clsErrorInvalidDevice, "CLSTREAM_DEVICE=%s names no CUDA device",
+              want);
   return -1;
 }
 

@@ -53,8 +53,7 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
 /* Marks the record that was newest when `seen` was read as complete,
  * unless a newer record came since. */
 static void cls__event_mark_done(cls__bevent *e, unsigned long seen) {
-  atomic_compare_exchange_strong_explicit(&e->state, &seen,
-                                          seen | CLS__EV_DONE,
+  atomic_compare_exchange_strong_explicit(&e->state, &seen, seen | CLS__EV_DONE,
                                           memory_order_release,
                                           memory_order_relaxed);
 }

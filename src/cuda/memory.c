@@ -26,13 +26,12 @@ void cls__b_free_host(int dev, void *p) {
 _Static_assert(clsMemcpyHostToHost == (int)cudaMemcpyHostToHost &&
                    clsMemcpyHostToDevice == (int)cudaMemcpyHostToDevice &&
                    clsMemcpyDeviceToHost == (int)cudaMemcpyDeviceToHost &&
-                   clsMemcpyDeviceToDevice ==
-                       (int)cudaMemcpyDeviceToDevice &&
+                   clsMemcpyDeviceToDevice == (int)cudaMemcpyDeviceToDevice &&
                    clsMemcpyDefault == (int)cudaMemcpyDefault,
                "clsMemcpyKind must equal cudaMemcpyKind");
 
-clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
-                         size_t n, clsMemcpyKind kind, int mode) {
+clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,
+                         clsMemcpyKind kind, int mode) {
   /* CLS__COPY_STAGE: the CUDA runtime stages pageable memory itself. */
   clsError_t e = cls__cuda_use(s->dev);
   if (e != clsSuccess) return e;

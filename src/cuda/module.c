@@ -50,10 +50,10 @@ static int cls__nvrtc_target(int arch, int *cubin) {
 /* ---- Compiler options ------------------------------------------------- */
 
 typedef struct cls__opts {
-  char *buf;     /* the user's options, split in place */
-  char **argv;   /* NVRTC's options */
+  char *buf;   /* the user's options, split in place */
+  char **argv; /* NVRTC's options */
   int argc, cap;
-  char *joined;  /* storage for "-D" "X" -> "-DX" and the like */
+  char *joined; /* storage for "-D" "X" -> "-DX" and the like */
   size_t jlen, jcap;
 } cls__opts;
 
@@ -142,8 +142,7 @@ static void cls__opts_free(cls__opts *o) {
 
 static char *cls__nvrtc_log(nvrtcProgram prog) {
   size_t n = 0;
-  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n <= 1)
-    return NULL;
+  if (nvrtcGetProgramLogSize(prog, &n) != NVRTC_SUCCESS || n <= 1) return NULL;
   char *log = malloc(n);
   if (!log) return NULL;
   if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) {
@@ -154,9 +153,8 @@ static char *cls__nvrtc_log(nvrtcProgram prog) {
   return log;
 }
 
-clsError_t cls__b_module_load(int dev, const char *source,
-                              const char *options, cls__bmodule **out,
-                              char **log) {
+clsError_t cls__b_module_load(int dev, const char *source, const char *options,
+                              cls__bmodule **out, char **log) {
   *log = NULL;
   cls__cuda_device *d = cls__cuda_device_get(dev);
   int cubin = 0;
@@ -307,7 +305,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   dim3 g = {grid.x, grid.y, grid.z};
   dim3 b = {block.x, block.y, block.z};
   /* The runtime accepts a cudaKernel_t where it takes a kernel symbol. */
-  return cls__cuda_rt(cudaLaunchKernel((const void *)f->kernel, g, b, args,
-                                       sharedMem, s->s),
-                      "cudaLaunchKernel");
+  return cls__cuda_rt(
+      cudaLaunchKernel((const void *)f->kernel, g, b, args, sharedMem, s->s),
+      "cudaLaunchKernel");
 }

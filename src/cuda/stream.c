@@ -22,8 +22,7 @@ clsError_t cls__b_stream_create(int dev, unsigned flags, int priority,
   return clsSuccess;
 }
 
-clsError_t cls__b_stream_default(int dev, int per_thread,
-                                 cls__bstream **out) {
+clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out) {
   cls__cuda_device *d = cls__cuda_device_get(dev);
   *out = per_thread ? &d->per_thread : &d->legacy;
   return clsSuccess;
@@ -69,8 +68,7 @@ typedef struct cls__cuda_job {
  * done; the stream's later work waits until it returns.  `status` is
  * cudaSuccess, or the device error that the context has hit. */
 static void CUDART_CB cls__cuda_job_trampoline(cudaStream_t stream,
-                                               cudaError_t status,
-                                               void *p) {
+                                               cudaError_t status, void *p) {
   (void)stream;
   cls__cuda_job *j = p;
   cls__job_fn run = j->run;
@@ -79,8 +77,7 @@ static void CUDART_CB cls__cuda_job_trampoline(cudaStream_t stream,
   run(job, cls__cuda_error(CLS__CUDART, (int)status, NULL));
 }
 
-clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
-                                  void *job) {
+clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job) {
   cls__cuda_job *j = malloc(sizeof *j);
   if (!j) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   j->run = run;
