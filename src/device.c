@@ -53,6 +53,7 @@ const cls__limits *cls__device_limits(int dev) {
 
 /* The thread's current device without opening it. */
 static clsError_t cls__current_index(int *dev) {
+  *dev = 0;
   clsError_t e = cls__init();
   if (e != clsSuccess) return e;
   int d = cls__current;

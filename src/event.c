@@ -115,7 +115,7 @@ static clsError_t cls__timed_event(clsEvent_t h, const char *which,
 clsError_t clsEventElapsedTime(float *ms, clsEvent_t start, clsEvent_t end) {
   CLS__NOT_IN_HOST_FN();
   if (!ms) CLS__RETURN(cls__reason(clsErrorInvalidValue, "ms is NULL"));
-  cls__event *a, *b;
+  cls__event *a = NULL, *b = NULL;
   clsError_t r = cls__timed_event(start, "the start", &a);
   if (r == clsSuccess) r = cls__timed_event(end, "the end", &b);
   if (r == clsSuccess) r = cls__b_event_elapsed(ms, a->b, b->b);
