@@ -26,11 +26,21 @@
 # is also printed.  A failing variant does not stop the next one; the exit
 # status is non-zero if any failed.
 #
-# Environment: CLS_PREFIX (unpack folder), CLS_CTEST_JOBS (parallel test
-# programs, default 1), CLS_CTEST_ARGS (extra ctest arguments, e.g.
-# "-L example"), CLS_ICD_DIR (register the ICDs there, not in
-# /etc/OpenCL/vendors), CLS_WERROR (ON to build with -Werror; default OFF, so that
-# a newer compiler's new warning cannot hide a run).
+# Each variant also runs alone (bash ci/gpu.sh cuda), for a machine that
+# limits how long one command may take.
+#
+# Environment:
+#   CLS_PREFIX         where the packages are unpacked (/tmp/prefix)
+#   CLS_CTEST_JOBS     test programs run at once (1)
+#   CLS_CTEST_ARGS     more ctest arguments, e.g. "-L example"
+#   CLS_NVIDIA_DEVICE  CLSTREAM_DEVICE of the nvidia variant (NVIDIA)
+#   CLS_POCL_DEVICE    CLSTREAM_DEVICE of the pocl variant (Portable; "cpu-"
+#                      or "pthread" should a PoCL built with its CUDA driver
+#                      list a GPU first under its platform)
+#   CLS_ICD_DIR        register the ICDs there (OCL_ICD_VENDORS), not in
+#                      /etc/OpenCL/vendors
+#   CLS_WERROR         ON to build with -Werror (OFF: a newer compiler's new
+#                      warning must not stop the run)
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 root=$(pwd)
@@ -201,7 +211,9 @@ for v in "${variants[@]}"; do
         "${cmake_opencl[@]}"; then opencl_built=ok; else opencl_built=failed; fi
     fi
     if [[ $opencl_built == ok ]]; then
-      if [[ $v == nvidia ]]; then dev=NVIDIA; else dev=Portable; fi
+      if [[ $v == nvidia ]]; then dev=${CLS_NVIDIA_DEVICE:-NVIDIA}; else
+        dev=${CLS_POCL_DEVICE:-Portable}
+      fi
       run "$v" "$root/build-gpu-opencl" "$dev"
     else
       say "## $v"$'\n\n'"- build FAILED (see the first OpenCL variant's log)"$'\n'
