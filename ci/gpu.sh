@@ -131,7 +131,12 @@ fi
 say "# clstream on $(hostname 2>/dev/null || echo '?'): ci/gpu.sh ${variants[*]}"
 say ""
 say "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-say "- commit: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with local changes)')"
+if commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null); then
+  git -C "$root" diff --quiet HEAD 2>/dev/null || commit+=" (with local changes)"
+else
+  commit="? (not a git checkout)"
+fi
+say "- commit: $commit"
 gpus=$(nvidia-smi --query-gpu=name,driver_version,memory.total \
   --format=csv,noheader 2>/dev/null) || gpus="nvidia-smi failed"
 say "- GPU (name, driver, memory): ${gpus//$'\n'/; }"
