@@ -29,6 +29,13 @@ double thread_cpu_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+double spin_share(int ms) {
+  double w0 = now_ms(), c0 = thread_cpu_ms(), w1;
+  volatile unsigned x = 0;
+  while ((w1 = now_ms()) - w0 < ms) x = x * 1664525u + 1013904223u;
+  return (thread_cpu_ms() - c0) / (w1 - w0);
+}
+
 clsError_t poll_event(clsEvent_t e, int timeout_ms) {
   double end = now_ms() + timeout_ms;
   clsError_t r;

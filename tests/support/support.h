@@ -56,6 +56,10 @@ double now_ms(void);
 void sleep_ms(int ms);
 /* CPU time consumed by the calling thread, in milliseconds. */
 double thread_cpu_ms(void);
+/* Spins the calling thread for `ms` of wall time and returns the share of
+ * a CPU it got (CPU time / wall time): how much a spinning waiter would
+ * burn on this (possibly loaded) machine. */
+double spin_share(int ms);
 
 /* Polls until the event (stream) query is not clsErrorNotReady or
  * `timeout_ms` passes; returns the last result. */
