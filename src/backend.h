@@ -24,9 +24,11 @@ typedef struct cls__bevent cls__bevent;
 typedef struct cls__bmodule cls__bmodule;
 typedef struct cls__bfunction cls__bfunction;
 
-/* A host job: run(job, status) is called exactly once, on a library-owned
- * thread (never the caller's, never inside a driver callback), if and only
- * if the call that enqueued it returned clsSuccess. */
+/* A host job: run(job, status) is called exactly once, if and only if the
+ * call that enqueued it returned clsSuccess, on a thread that is not the
+ * caller's: a library-owned worker (OpenCL: never inside a driver
+ * callback), or the CUDA runtime's own callback thread.  `status` is
+ * clsSuccess, or the error of an earlier command in the stream. */
 typedef void (*cls__job_fn)(void *job, clsError_t status);
 
 /* ---- Devices --------------------------------------------------------- */
@@ -45,7 +47,8 @@ int cls__b_default_device(void);
 clsError_t cls__b_device_open(int dev);
 /* Fills *p.  Does not open the device. */
 clsError_t cls__b_device_props(int dev, clsDeviceProp *p);
-/* Priority range of `dev`: *least >= *greatest; 0, 0 without priorities. */
+/* Priority range of opened `dev`: *least >= *greatest; 0, 0 without
+ * priorities. */
 void cls__b_priority_range(int dev, int *least, int *greatest);
 /* Blocks until all work in all streams of `dev` is done (host functions
  * included).  Takes no lock while waiting. */
@@ -127,9 +130,9 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
 /* ---- Modules and launches -------------------------------------------- */
 
 /* Compiles `source` (prelude already prepended) for opened `dev`.  Blocks.
- * On failure returns clsErrorInvalidSource and sets *log (malloc'd, the
- * caller frees) to the compiler's log; on success *log may hold warnings
- * or be NULL. */
+ * A compile error returns clsErrorInvalidSource, bad compiler options
+ * clsErrorInvalidValue; either way *log (malloc'd, the caller frees) gets
+ * the compiler's log.  On success *log may hold warnings or be NULL. */
 clsError_t cls__b_module_load(int dev, const char *source,
                               const char *options, cls__bmodule **out,
                               char **log);

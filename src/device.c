@@ -129,7 +129,7 @@ clsError_t clsDeviceSynchronize(void) {
 clsError_t clsDeviceGetStreamPriorityRange(int *least, int *greatest) {
   CLS__NOT_IN_HOST_FN();
   int dev, l, g;
-  clsError_t e = cls__current_index(&dev);
+  clsError_t e = cls__current_device(&dev);
   if (e != clsSuccess) CLS__RETURN(e);
   cls__b_priority_range(dev, &l, &g);
   if (least) *least = l;
