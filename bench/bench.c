@@ -14,7 +14,10 @@
  * the memory check, issue 5's targets, and last `worst ratio R (scenario)`.
  *
  *   clstream-bench [--quick] [--scenario NAME[,NAME...]] [--json FILE]
- *                  [--list]
+ *                  [--samples N] [--list]
+ *
+ * --samples N overrides every scenario's sample count (per side), for
+ * profiling under callgrind or perf.
  *
  * CLSTREAM_DEVICE picks the device, as for every clstream program; the raw
  * side opens the device with the same device and platform names.
@@ -433,10 +436,15 @@ static unsigned calibrate_spin(double ms) {
   return (unsigned)want;
 }
 
+static unsigned samples_override; /* --samples N */
+
 static void run_scenario(int sc, int quick) {
   const scenario *d = &SCEN[sc];
   result *r = &RES[sc];
-  unsigned n = quick ? d->samples_quick : d->samples;
+  unsigned n = samples_override ? samples_override
+               : quick          ? d->samples_quick
+                                : d->samples;
+  unsigned warmup = d->warmup < n / 10 + 1 ? d->warmup : n / 10 + 1;
   unsigned block = n / 40 ? n / 40 : 1;
   double *v[2], *ev[2] = {NULL, NULL};
   unsigned cnt[2] = {0, 0};
@@ -468,7 +476,7 @@ static void run_scenario(int sc, int quick) {
     ok[s] = 1;
   }
   /* Warm-up: first launches compile, first records allocate. */
-  for (unsigned w = 0; w < d->warmup; ++w)
+  for (unsigned w = 0; w < warmup; ++w)
     for (int s = 0; s < 2; ++s) {
       double x;
       if (one_sample(&SIDES[s], sc, d->inner, &x, NULL)) {
@@ -759,7 +767,7 @@ static void write_json(const char *path, int quick, const clsDeviceProp *p,
 
 static void usage(FILE *f) {
   fprintf(f, "usage: clstream-bench [--quick] [--scenario NAME[,NAME...]] "
-             "[--json FILE] [--list]\n");
+             "[--json FILE] [--samples N] [--list]\n");
 }
 
 static int find_scenario(const char *name, size_t len) {
@@ -786,6 +794,13 @@ int main(int argc, char **argv) {
       for (int sc = 0; sc < SC_COUNT; ++sc)
         printf("%-20s %s\n", SCEN[sc].name, SCEN[sc].what);
       return 0;
+    } else if (strcmp(argv[i], "--list-inner") == 0) {
+      /* For bench/profile.sh: operations per timed sample. */
+      for (int sc = 0; sc < SC_COUNT; ++sc)
+        printf("%s %u\n", SCEN[sc].name, SCEN[sc].inner);
+      return 0;
+    } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
+      samples_override = (unsigned)strtoul(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
       json = argv[++i];
     } else if (strcmp(argv[i], "--scenario") == 0 && i + 1 < argc) {
