@@ -17,3 +17,20 @@ CLS_KERNEL void add_factor(CLS_GLOBAL int *g, CLS_GLOBAL const int *factor,
   for (unsigned k = 0; k < iters; ++k) v += *factor;
   g[i] = v;
 }
+
+/* The kernel of docs/porting-from-cuda.md's example: out[g] = the sum of
+ * block g's elements of in[0..n), through local memory.  The block size
+ * must be 256. */
+CLS_KERNEL void block_sum(CLS_GLOBAL const float *in, CLS_GLOBAL float *out,
+                          unsigned n) {
+  CLS_LOCAL float part[256];
+  unsigned t = cls_local_id(0);
+  unsigned i = cls_global_id(0);
+  part[t] = i < n ? in[i] : 0.0f;
+  cls_barrier();
+  for (unsigned s = cls_local_size(0) / 2; s > 0; s /= 2) {
+    if (t < s) part[t] += part[t + s];
+    cls_barrier();
+  }
+  if (t == 0) out[cls_group_id(0)] = part[0];
+}
