@@ -107,6 +107,7 @@ START_TEST(query_pending_then_complete) {
   gate_hold(g, s);
   CK_OK(launch_scale(&a, s, buf, 7, 128));
   CK_OK(clsEventRecord(e, s));
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_LAST(clsSuccess);
   CK_CLS(clsPeekAtLastError(), clsSuccess);

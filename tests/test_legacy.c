@@ -18,13 +18,13 @@ START_TEST(legacy_record_waits_for_blocking_streams) {
   gate_hold(g1, s1);
   gate_hold(g2, s2);
   CK_OK(clsEventRecord(e, NULL));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
   CK_CLS(clsStreamQuery(clsStreamLegacy), clsErrorNotReady);
   gate_release(g1);
   CK_OK(clsStreamSynchronize(s1));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   /* Still waiting for the other blocking stream. */
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
@@ -51,6 +51,7 @@ START_TEST(legacy_kernel_after_blocking_kernel) {
   CK_OK(launch_fill(&a, s, d, 1, 512));
   CK_OK(launch_fill(&a, NULL, d, 2, 512));
   CK_OK(launch_fill(&a, clsStreamLegacy, d + 256, 3, 256));
+  sleep_ms(SETTLE_MS);
   gate_release(g);
   CK_OK(clsStreamSynchronize(NULL));
   int h[512];
@@ -79,7 +80,7 @@ START_TEST(blocking_stream_waits_for_legacy) {
   CK_OK(launch_fill(&a, NULL, d, 1, 512));
   CK_OK(launch_fill(&a, s, d, 2, 512));
   CK_OK(clsEventRecord(e, s));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_CLS(clsStreamQuery(s), clsErrorNotReady);
   gate_release(g);
@@ -187,7 +188,7 @@ START_TEST(legacy_waits_for_destroyed_blocking_stream) {
   gate_hold(g, s);
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsEventRecord(e, NULL));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   gate_release(g);
   CK_OK(clsEventSynchronize(e));
@@ -241,7 +242,7 @@ START_TEST(per_thread_syncs_with_legacy) {
   gate *g = gate_new();
   gate_hold(g, NULL);
   CK_OK(clsEventRecord(e, clsStreamPerThread));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_CLS(clsStreamQuery(clsStreamPerThread), clsErrorNotReady);
   gate_release(g);
@@ -251,7 +252,7 @@ START_TEST(per_thread_syncs_with_legacy) {
   gate *g2 = gate_new();
   gate_hold(g2, clsStreamPerThread);
   CK_OK(clsEventRecord(e, NULL));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   gate_release(g2);
   CK_OK(clsEventSynchronize(e));
@@ -337,7 +338,7 @@ START_TEST(legacy_waits_for_other_threads_per_thread_stream) {
   clsEvent_t e;
   CK_OK(clsEventCreate(&e));
   CK_OK(clsEventRecord(e, NULL));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   clsError_t q = clsEventQuery(e);
   gate_release(h.hold);
   atomic_store(&h.go, 1);
@@ -399,7 +400,7 @@ START_TEST(null_is_legacy) {
   gate *g = gate_new();
   gate_hold(g, NULL);
   CK_OK(clsEventRecord(e, clsStreamLegacy));
-  sleep_ms(20);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_CLS(clsStreamQuery(clsStreamLegacy), clsErrorNotReady);
   gate_release(g);

@@ -317,7 +317,7 @@ START_TEST(async_copy_pinned) {
    * 5s (stream order), and must not have happened while held. */
   CK_OK(clsMemcpyAsync(pin, d, N * sizeof(int), clsMemcpyDeviceToHost, s));
   CK_OK(clsMemsetAsync(d, 0, N * sizeof(int), s));
-  sleep_ms(50);
+  sleep_ms(SETTLE_MS);
   host_expect(pin, -1, N, "pinned before release");
   CK_CLS(clsStreamQuery(s), clsErrorNotReady);
   gate_release(g);

@@ -249,6 +249,7 @@ START_TEST(wait_event_then_destroy) {
   /* y = x + x on sb must see the fill of x. */
   CK_OK(launch_add(&a, sb, x, x, y, 256));
   CK_OK(clsEventRecord(eb, sb));
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(eb), clsErrorNotReady);
   CK_CLS(clsStreamQuery(sb), clsErrorNotReady);
   gate_release(g);
@@ -280,7 +281,7 @@ START_TEST(wait_event_then_rerecord) {
   CK_OK(clsEventRecord(ea, idle));
   CK_OK(poll_event(ea, 20000)); /* the newest record is complete */
   CK_OK(clsEventRecord(eb, sb));
-  sleep_ms(50);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(eb), clsErrorNotReady);
   /* A wait made after the re-record uses the new (complete) record. */
   clsStream_t sc;
@@ -348,7 +349,7 @@ START_TEST(wait_event_other_device) {
   CK_OK(clsStreamWaitEvent(sb, ea, 0));
   CK_OK(clsLaunchHostFunc(sb, hf_count, &after));
   CK_OK(clsEventRecord(eb, sb));
-  sleep_ms(50);
+  sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(eb), clsErrorNotReady);
   ck_assert_int_eq(atomic_load(&after), 0);
   gate_release(g);
@@ -384,7 +385,7 @@ START_TEST(host_fn_invalid) {
   CK_CLS(clsLaunchHostFunc(NULL, NULL, NULL), clsErrorInvalidValue);
   CK_OK(clsStreamSynchronize(s));
   CK_OK(clsDeviceSynchronize());
-  sleep_ms(50);
+  sleep_ms(SETTLE_MS);
   ck_assert_int_eq(atomic_load(&n), 0);
   CK_OK(clsStreamDestroy(s));
 }
@@ -419,7 +420,7 @@ START_TEST(host_fn_order_and_thread) {
   ck_assert_int_eq(wait_atomic_ge(&p1.runs, 1, 20000), 1);
   ck_assert_int_eq(gate_wait_entered(g1, 20000), 1);
   /* Later work (kernel, host function, event) waits for the gate. */
-  sleep_ms(50);
+  sleep_ms(SETTLE_MS);
   ck_assert_int_eq(atomic_load(&p2.runs), 0);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_CLS(clsStreamQuery(s), clsErrorNotReady);
@@ -492,7 +493,7 @@ START_TEST(add_callback_runs_once) {
   gate *g = gate_new();
   gate_hold(g, s);
   CK_OK(clsStreamAddCallback(s, cb_record, &r, 0));
-  sleep_ms(50);
+  sleep_ms(SETTLE_MS);
   ck_assert_int_eq(atomic_load(&r.runs), 0);
   gate_release(g);
   CK_OK(clsStreamSynchronize(s));

@@ -49,6 +49,12 @@
 
 /* ---- Time ------------------------------------------------------------ */
 
+/* Time given to a wrong implementation to run ahead before a test checks
+ * that something has NOT happened yet.  A correct implementation passes
+ * whatever this is (the state is held by a gate); it only makes a broken
+ * one fail reliably instead of by chance. */
+#define SETTLE_MS 100
+
 /* CLOCK_MONOTONIC in milliseconds. */
 double now_ms(void);
 /* Sleeps the calling thread (used only to give a wrong implementation the
