@@ -165,6 +165,12 @@ static void cls__cuda_fill_props(cls__cuda_device *d,
 }
 
 clsError_t cls__b_init(void) {
+  /* With lazy module loading (CUDA's default), a kernel's first launch
+   * loads it and that load synchronizes the context: behind a host
+   * function that waits for the caller, it deadlocks, and it turns any
+   * first launch into a device-wide wait.  Load eagerly unless the user
+   * chose otherwise (this must precede the first CUDA call). */
+  setenv("CUDA_MODULE_LOADING", "EAGER", 0);
   int n = 0;
   cudaError_t r = cudaGetDeviceCount(&n);
   if (r != cudaSuccess) {

@@ -266,7 +266,8 @@ void cls__b_module_unload(cls__bmodule *m) {
 
 clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
                                   cls__bfunction **out) {
-  clsError_t e = clsSuccess;
+  clsError_t e = cls__cuda_use(m->dev); /* the context to load into */
+  if (e != clsSuccess) return e;
   pthread_mutex_lock(&m->lock);
   cls__bfunction *f = m->fns;
   while (f && strcmp(f->name, name) != 0) f = f->next;
@@ -280,6 +281,11 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     } else if (r != cudaSuccess) {
       e = cls__cuda_error(CLS__CUDART, (int)r, "cudaLibraryGetKernel");
     } else {
+      /* Loads the kernel into the context now (see cls__b_init on lazy
+       * loading), not at its first launch. */
+      struct cudaFuncAttributes attr;
+      if (cudaFuncGetAttributes(&attr, (const void *)k) != cudaSuccess)
+        (void)cudaGetLastError();
       size_t len = strlen(name);
       f = malloc(sizeof *f + len + 1);
       if (!f) {

@@ -271,9 +271,25 @@ int cls__b_default_device(void) {
 
 /* ---- Opening a device ------------------------------------------------- */
 
-/* Checks once that a marker's END is not before the END of the command it
- * follows; where a driver stamps markers early, timed records use a tiny
- * fill command instead. */
+static cl_ulong cls__end_of(cl_event ev) {
+  cl_ulong t = 0;
+  if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t,
+                                     &t, NULL) != CL_SUCCESS)
+    return 0;
+  return t;
+}
+
+/* Whether b's END follows a's by 0 to 10 s: same clock, right order. */
+static int cls__follows(cl_ulong a, cl_ulong b) {
+  return a != 0 && b >= a && b - a < 10000000000ull;
+}
+
+/* Checks once that markers are stamped on the same clock as device work,
+ * and not before the work they follow: a marker after a fill, a marker on
+ * an idle queue, and a marker held by a user event, each against fills.
+ * Where a driver gets any of this wrong (early stamps, or host-clock
+ * stamps for markers that do no device work), timed records use a tiny
+ * fill command instead, and timed events never stand on markers. */
 static void cls__validate_timestamps(cls__ocl_device *d) {
   cl_int err;
   cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
@@ -283,33 +299,44 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
   if (err != CL_SUCCESS) return;
   size_t size = 4u << 20;
   void *buf = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, size, 0);
-  cl_event fill = NULL, marker = NULL;
+  cl_event ev[6] = {NULL};
+  cl_event user = clCreateUserEvent(d->ctx, &err);
   unsigned char zero = 0;
-  if (buf &&
-      clEnqueueSVMMemFill(q, buf, &zero, 1, size, 0, NULL, &fill) ==
-          CL_SUCCESS &&
-      clEnqueueMarkerWithWaitList(q, 0, NULL, &marker) == CL_SUCCESS &&
-      clFinish(q) == CL_SUCCESS) {
-    cl_ulong fill_end = 0, marker_end = 0;
-    clGetEventProfilingInfo(fill, CL_PROFILING_COMMAND_END, sizeof fill_end,
-                            &fill_end, NULL);
-    clGetEventProfilingInfo(marker, CL_PROFILING_COMMAND_END,
-                            sizeof marker_end, &marker_end, NULL);
-    if (marker_end == 0 || marker_end < fill_end) {
-      d->timing_fallback = 1;
-      if (cls__log_enabled())
-        fprintf(stderr,
-                "clstream: device %d (%s): marker timestamps precede earlier "
-                "work; timed events use a fill command\n",
-                d->index, d->name);
-    }
+  int ok = 0;
+  if (buf && user &&
+      /* 0: fill, 1: marker after it */
+      clEnqueueSVMMemFill(q, buf, &zero, 1, size, 0, NULL, &ev[0]) == 0 &&
+      clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[1]) == 0 &&
+      clFinish(q) == 0 &&
+      /* 2: marker on an idle queue, 3: fill after it */
+      clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[2]) == 0 &&
+      clFinish(q) == 0 &&
+      clEnqueueSVMMemFill(q, buf, &zero, 1, 64, 0, NULL, &ev[3]) == 0 &&
+      /* 4: marker held by a user event, 5: fill after it */
+      clEnqueueMarkerWithWaitList(q, 1, &user, &ev[4]) == 0 &&
+      clEnqueueSVMMemFill(q, buf, &zero, 1, 64, 0, NULL, &ev[5]) == 0 &&
+      clFlush(q) == 0 && clSetUserEventStatus(user, CL_COMPLETE) == 0 &&
+      clFinish(q) == 0) {
+    cl_ulong t[6];
+    for (int i = 0; i < 6; ++i) t[i] = cls__end_of(ev[i]);
+    ok = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
+         cls__follows(t[2], t[3]) && cls__follows(t[3], t[4]) &&
+         cls__follows(t[4], t[5]);
+    d->timing_fallback = !ok;
+    if (!ok && cls__log_enabled())
+      fprintf(stderr,
+              "clstream: device %d (%s): marker timestamps disagree with "
+              "device work; timed events use a fill command\n",
+              d->index, d->name);
   }
-  if (fill) clReleaseEvent(fill);
-  if (marker) clReleaseEvent(marker);
-  if (buf) {
-    clFinish(q);
-    clSVMFree(d->ctx, buf);
+  if (user) {
+    clSetUserEventStatus(user, CL_COMPLETE); /* harmless if already set */
+    clReleaseEvent(user);
   }
+  clFinish(q);
+  for (int i = 0; i < 6; ++i)
+    if (ev[i]) clReleaseEvent(ev[i]);
+  if (buf) clSVMFree(d->ctx, buf);
   clReleaseCommandQueue(q);
 }
 

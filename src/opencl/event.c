@@ -30,13 +30,15 @@ void cls__b_event_destroy(cls__bevent *e) {
  * END timestamp the record's time).  Returns it retained, or NULL.  Called
  * between cls__ocl_begin and cls__ocl_end, so the stream cannot move. */
 static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
-                                   int *idle) {
+                                   int timed, int *idle) {
   *idle = 0;
   if (b->n != 0) return NULL;
   cl_event ev = NULL;
   pthread_mutex_lock(&s->last_lock);
   if (!s->last || atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
     *idle = 1;
+  } else if (timed && !s->last_work && s->dev->timing_fallback) {
+    /* A marker's timestamps are not to be trusted on this device. */
   } else {
     cl_int st = CL_COMPLETE;
     clGetEventInfo(s->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
@@ -72,7 +74,8 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
    * newest command stands for the record, and an untimed record on an idle
    * stream is complete at once. */
   int idle;
-  ev = cls__reusable_last(s, &b, &idle);
+  int timed = !(e->flags & clsEventDisableTiming);
+  ev = cls__reusable_last(s, &b, timed, &idle);
   if (ev || (idle && (e->flags & clsEventDisableTiming))) {
     cls__ocl_end(s, &b, NULL);
     cls__set_record(e, ev);
@@ -80,8 +83,9 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   }
   b.what = "record";
   b.cat = "marker";
-  if (s->dev->timing_fallback && !(e->flags & clsEventDisableTiming)) {
+  if (s->dev->timing_fallback && timed) {
     static const unsigned zero = 0;
+    b.work = 1;
     err = clEnqueueSVMMemFill(s->q, s->dev->scratch, &zero, sizeof zero,
                               sizeof zero, b.n, b.list, &ev);
   } else {

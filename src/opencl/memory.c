@@ -75,6 +75,7 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
   cls__ocl_begin(s, &b);
   b.what = "memcpy";
   b.cat = "copy";
+  b.work = 1;
   cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, staging ? staging : src,
                                   n, b.n, b.list, &ev);
   int free_now = 0;
@@ -98,6 +99,7 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   cls__ocl_begin(s, &b);
   b.what = "memset";
   b.cat = "set";
+  b.work = 1;
   cl_int err =
       clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list, &ev);
   return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");

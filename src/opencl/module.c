@@ -414,6 +414,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   cls__ocl_begin(s, &b);
   b.what = f->name;
   b.cat = "kernel";
+  b.work = 1;
   pthread_mutex_lock(&f->lock);
   for (; i < f->nargs; i++) {
     const void *a = args[i];

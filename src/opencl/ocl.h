@@ -94,6 +94,7 @@ struct cls__bstream {
   /* The stream's newest command, retained; read by other streams. */
   pthread_mutex_t last_lock;
   cl_event last;
+  int last_work;         /* `last` is device work (kernel, copy, fill) */
   _Atomic int last_done; /* `last` known complete */
   int in_busy;           /* listed in dev->busy (under last_lock) */
 
@@ -122,6 +123,9 @@ typedef struct cls__ocl_batch {
   const char *what;
   const char *cat;
   cl_event from;
+  /* Set by the caller when the command is device work (kernel, copy,
+   * fill), whose timestamps every driver gets right. */
+  int work;
 } cls__ocl_batch;
 
 /* Device `dev` (index checked by the front). */

@@ -229,6 +229,7 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
   b->npending = b->n;
   b->what = b->cat = NULL;
   b->from = NULL;
+  b->work = 0;
   if (s->role == CLS__ROLE_LEGACY)
     cls__gather_blocking(s->dev, b);
   else if (s->blocking)
@@ -243,6 +244,7 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
     pthread_mutex_lock(&s->last_lock);
     cl_event old = s->last;
     s->last = ev;
+    s->last_work = b->work;
     atomic_store_explicit(&s->last_done, 0, memory_order_release);
     int add = s->blocking && !s->in_busy;
     if (add) s->in_busy = 1;
