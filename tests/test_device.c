@@ -117,8 +117,8 @@ START_TEST(device_synchronize_waits_for_all_streams) {
                 "was held");
   gate_release(g2);
   CK_OK(bg_join(&c));
-  ck_assert_int_eq(atomic_load(&after1), 1);
-  ck_assert_int_eq(atomic_load(&after2), 1);
+  CK_ATOMIC_EQ(after1, 1);
+  CK_ATOMIC_EQ(after2, 1);
   CK_OK(clsStreamDestroy(s1));
   CK_OK(clsStreamDestroy(s2));
 }
@@ -140,7 +140,7 @@ START_TEST(device_synchronize_waits_for_destroyed_stream) {
   ck_assert_msg(!bg_done(&c), "clsDeviceSynchronize returned while held");
   gate_release(g);
   CK_OK(bg_join(&c));
-  ck_assert_int_eq(atomic_load(&after), 1);
+  CK_ATOMIC_EQ(after, 1);
 }
 END_TEST
 

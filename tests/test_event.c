@@ -137,7 +137,7 @@ START_TEST(record_captures_at_call_time) {
   gate *g = gate_new();
   gate_hold(g, s);
   CK_OK(poll_event(e, 20000));
-  ck_assert_int_eq(atomic_load(&before), 1);
+  CK_ATOMIC_EQ(before, 1);
   /* Synchronize does not wait for the held gate either. */
   bg_call c;
   bg_start(&c, bg_event_sync, e);
@@ -214,7 +214,7 @@ START_TEST(destroy_pending) {
   CK_CLS(clsEventQuery(e), clsErrorInvalidResourceHandle);
   gate_release(g);
   CK_OK(clsStreamSynchronize(s));
-  ck_assert_int_eq(atomic_load(&after), 1);
+  CK_ATOMIC_EQ(after, 1);
   dev_expect(buf, 4, 64, "buf");
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(buf));
@@ -461,7 +461,7 @@ START_TEST(elapsed_units_and_resolution) {
   ck_assert_msg(ms > 0.0f, "elapsed %g around a host function", (double)ms);
   ck_assert_msg((double)ms <= t1 - t0 + 1.0, "elapsed %.3f ms > host %.3f ms",
                 (double)ms, t1 - t0);
-  ck_assert_int_eq(atomic_load(&n), 1);
+  CK_ATOMIC_EQ(n, 1);
   CK_OK(clsEventDestroy(e1));
   CK_OK(clsEventDestroy(e2));
   CK_OK(clsStreamDestroy(s));
@@ -488,7 +488,7 @@ START_TEST(blocking_sync_sleeps) {
   ck_assert_msg(!bg_done(&c), "clsEventSynchronize returned while held");
   gate_release(g);
   CK_OK(bg_join(&c));
-  ck_assert_int_eq(atomic_load(&after), 1);
+  CK_ATOMIC_EQ(after, 1);
   ck_assert_msg(c.wall_ms >= 250.0, "waited only %.1f ms", c.wall_ms);
   ck_assert_msg(c.cpu_ms < c.wall_ms / 2,
                 "BlockingSync wait used %.1f ms CPU in %.1f ms", c.cpu_ms,
@@ -524,7 +524,7 @@ START_TEST(synchronize_blocks_until_done) {
   ck_assert_msg(!bg_done(&c), "clsEventSynchronize returned while held");
   gate_release(g);
   CK_OK(bg_join(&c));
-  ck_assert_int_eq(atomic_load(&after), 1);
+  CK_ATOMIC_EQ(after, 1);
   CK_OK(clsEventDestroy(e));
   CK_OK(clsStreamDestroy(s));
 }

@@ -136,13 +136,13 @@ START_TEST(destroy_with_pending_work) {
   CK_OK(clsLaunchHostFunc(s, hf_count, &ran));
   /* Returns although the gate still holds the stream (so at once). */
   CK_OK(clsStreamDestroy(s));
-  ck_assert_int_eq(atomic_load(&ran), 0);
+  CK_ATOMIC_EQ(ran, 0);
   /* The handle is gone. */
   CK_CLS(clsStreamQuery(s), clsErrorInvalidResourceHandle);
   gate_release(g);
   ck_assert_int_eq(wait_atomic_ge(&ran, 1, 20000), 1);
   CK_OK(clsDeviceSynchronize());
-  ck_assert_int_eq(atomic_load(&ran), 1);
+  CK_ATOMIC_EQ(ran, 1);
   ck_assert_int_eq(gate_runs(g), 1);
   dev_expect(buf, 77, 256, "buf");
   CK_OK(clsFree(buf));
@@ -187,7 +187,7 @@ START_TEST(synchronize_blocks) {
   ck_assert_msg(!bg_done(&c), "clsStreamSynchronize returned while held");
   gate_release(g);
   CK_OK(bg_join(&c));
-  ck_assert_int_eq(atomic_load(&after), 1);
+  CK_ATOMIC_EQ(after, 1);
   CK_OK(clsStreamQuery(s));
   dev_expect(buf, 3, 1000, "buf");
   CK_OK(clsStreamDestroy(s));
@@ -351,10 +351,10 @@ START_TEST(wait_event_other_device) {
   CK_OK(clsEventRecord(eb, sb));
   sleep_ms(SETTLE_MS);
   CK_CLS(clsEventQuery(eb), clsErrorNotReady);
-  ck_assert_int_eq(atomic_load(&after), 0);
+  CK_ATOMIC_EQ(after, 0);
   gate_release(g);
   CK_OK(clsEventSynchronize(eb));
-  ck_assert_int_eq(atomic_load(&after), 1);
+  CK_ATOMIC_EQ(after, 1);
   CK_OK(clsStreamDestroy(sb));
   CK_OK(clsEventDestroy(eb));
   CK_OK(clsSetDevice(da));
@@ -386,7 +386,7 @@ START_TEST(host_fn_invalid) {
   CK_OK(clsStreamSynchronize(s));
   CK_OK(clsDeviceSynchronize());
   sleep_ms(SETTLE_MS);
-  ck_assert_int_eq(atomic_load(&n), 0);
+  CK_ATOMIC_EQ(n, 0);
   CK_OK(clsStreamDestroy(s));
 }
 END_TEST
@@ -421,18 +421,18 @@ START_TEST(host_fn_order_and_thread) {
   ck_assert_int_eq(gate_wait_entered(g1, 20000), 1);
   /* Later work (kernel, host function, event) waits for the gate. */
   sleep_ms(SETTLE_MS);
-  ck_assert_int_eq(atomic_load(&p2.runs), 0);
+  CK_ATOMIC_EQ(p2.runs, 0);
   CK_CLS(clsEventQuery(e), clsErrorNotReady);
   CK_CLS(clsStreamQuery(s), clsErrorNotReady);
   gate_release(g1);
   CK_OK(clsStreamSynchronize(s));
-  ck_assert_int_eq(atomic_load(&p1.runs), 1);
-  ck_assert_int_eq(atomic_load(&p2.runs), 1);
-  ck_assert_int_eq(atomic_load(&p3.runs), 1);
+  CK_ATOMIC_EQ(p1.runs, 1);
+  CK_ATOMIC_EQ(p2.runs, 1);
+  CK_ATOMIC_EQ(p3.runs, 1);
   ck_assert_int_eq(gate_runs(g1), 1);
-  ck_assert_int_eq(atomic_load(&p1.order), 1);
-  ck_assert_int_eq(atomic_load(&p2.order), 2);
-  ck_assert_int_eq(atomic_load(&p3.order), 3);
+  CK_ATOMIC_EQ(p1.order, 1);
+  CK_ATOMIC_EQ(p2.order, 2);
+  CK_ATOMIC_EQ(p3.order, 3);
   ck_assert_msg(!pthread_equal(p1.thread, pthread_self()),
                 "host function ran on the caller's thread");
   ck_assert_msg(!pthread_equal(p2.thread, pthread_self()),
@@ -459,7 +459,7 @@ START_TEST(host_fn_idle_stream_not_caller_thread) {
     CK_OK(clsStreamSynchronize(s));
     CK_OK(clsLaunchHostFunc(s, hf_probe_fn, &p));
     CK_OK(clsStreamSynchronize(s));
-    ck_assert_int_eq(atomic_load(&p.runs), 1);
+    CK_ATOMIC_EQ(p.runs, 1);
     ck_assert_msg(!pthread_equal(p.thread, pthread_self()),
                   "host function ran on the caller's thread (iteration %d)",
                   i);
@@ -494,10 +494,10 @@ START_TEST(add_callback_runs_once) {
   gate_hold(g, s);
   CK_OK(clsStreamAddCallback(s, cb_record, &r, 0));
   sleep_ms(SETTLE_MS);
-  ck_assert_int_eq(atomic_load(&r.runs), 0);
+  CK_ATOMIC_EQ(r.runs, 0);
   gate_release(g);
   CK_OK(clsStreamSynchronize(s));
-  ck_assert_int_eq(atomic_load(&r.runs), 1);
+  CK_ATOMIC_EQ(r.runs, 1);
   ck_assert_ptr_eq(r.stream, s);
   ck_assert_int_eq(r.status, clsSuccess);
   ck_assert_msg(!pthread_equal(r.thread, pthread_self()),
@@ -552,7 +552,7 @@ START_TEST(host_fn_calling_clstream_not_permitted) {
                 clsErrorUnknown, 0};
   CK_OK(clsStreamAddCallback(s, cb_reenter, &r2, 0));
   CK_OK(clsStreamSynchronize(s));
-  ck_assert_int_eq(atomic_load(&r2.done), 1);
+  CK_ATOMIC_EQ(r2.done, 1);
   ck_assert_int_eq(r2.query, clsErrorNotPermitted);
   ck_assert_int_eq(r2.create, clsErrorNotPermitted);
   ck_assert_int_eq(r2.sync, clsErrorNotPermitted);
@@ -571,7 +571,7 @@ START_TEST(host_fn_default_streams) {
   CK_OK(clsLaunchHostFunc(clsStreamPerThread, hf_count, &n));
   CK_OK(clsStreamSynchronize(clsStreamPerThread));
   CK_OK(clsStreamSynchronize(NULL));
-  ck_assert_int_eq(atomic_load(&n), 3);
+  CK_ATOMIC_EQ(n, 3);
 }
 END_TEST
 
@@ -611,7 +611,7 @@ START_TEST(destroyed_stream_handle) {
   CK_CLS(clsStreamQuery((clsStream_t)e), clsErrorInvalidResourceHandle);
   CK_CLS(clsStreamDestroy((clsStream_t)e), clsErrorInvalidResourceHandle);
   CK_OK(clsEventQuery(e));
-  ck_assert_int_eq(atomic_load(&n), 0);
+  CK_ATOMIC_EQ(n, 0);
   CK_OK(clsStreamDestroy(s2));
   CK_OK(clsEventDestroy(e));
 }

@@ -186,15 +186,15 @@ START_TEST(threads_shared_streams) {
   for (int t = 0; t < NTHREADS; ++t) pthread_join(th[t], NULL);
   for (int t = 0; t < NTHREADS; ++t)
     for (int k = 0; k < PER_THREAD_FNS; ++k)
-      ck_assert_int_eq(atomic_load(&st->runs[t][k]), 0);
+      CK_ATOMIC_EQ(st->runs[t][k], 0);
   CK_CLS(clsStreamQuery(st->s[0]), clsErrorNotReady);
   gate_release(g0);
   gate_release(g1);
   CK_OK(clsStreamSynchronize(st->s[0]));
   CK_OK(clsStreamSynchronize(st->s[1]));
-  ck_assert_int_eq(atomic_load(&st->submit_errors), 0);
-  ck_assert_int_eq(atomic_load(&st->overlap_errors), 0);
-  ck_assert_int_eq(atomic_load(&st->order_errors), 0);
+  CK_ATOMIC_EQ(st->submit_errors, 0);
+  CK_ATOMIC_EQ(st->overlap_errors, 0);
+  CK_ATOMIC_EQ(st->order_errors, 0);
   for (int t = 0; t < NTHREADS; ++t)
     for (int k = 0; k < PER_THREAD_FNS; ++k)
       ck_assert_msg(atomic_load(&st->runs[t][k]) == 1,
@@ -242,7 +242,7 @@ START_TEST(threads_kernels_into_shared_stream) {
   CK_OK(launch_scale(&g_arith, s, d, 5, LEN));
   gate_release(g);
   CK_OK(clsStreamSynchronize(s));
-  ck_assert_int_eq(atomic_load(&errors), 0);
+  CK_ATOMIC_EQ(errors, 0);
   /* 120 negations (even) then *5. */
   dev_expect(d, 15, LEN, "d");
   CK_OK(clsStreamDestroy(s));
@@ -313,7 +313,7 @@ START_TEST(threads_events_across_threads) {
   CK_CLS(clsEventQuery(done), clsErrorNotReady);
   gate_release(g);
   CK_OK(clsEventSynchronize(done));
-  ck_assert_int_eq(atomic_load(&x->errors), 0);
+  CK_ATOMIC_EQ(x->errors, 0);
   for (int k = 0; k < NBUF; ++k) {
     char what[32];
     snprintf(what, sizeof what, "dst[%d]", k);
@@ -469,7 +469,7 @@ START_TEST(threads_object_churn) {
     ck_assert_msg(!args[t].failed, "thread %d: %s", t, args[t].why);
   ck_assert_int_eq(wait_atomic_ge(&runs, atomic_load(&expected), 20000),
                    atomic_load(&expected));
-  ck_assert_int_eq(atomic_load(&runs), NTHREADS * 40);
+  CK_ATOMIC_EQ(runs, NTHREADS * 40);
   /* Handles another thread destroyed are invalid here too. */
   for (int t = 0; t < NTHREADS; ++t) {
     CK_CLS(clsEventQuery(args[t].stale_event), clsErrorInvalidResourceHandle);
@@ -603,7 +603,7 @@ START_TEST(threads_per_thread_streams) {
   for (int t = 0; t < NTHREADS; ++t) pthread_join(th[t], NULL);
   for (int t = 0; t < NTHREADS; ++t) {
     ck_assert_msg(!args[t].failed, "thread %d: %s", t, args[t].why);
-    ck_assert_int_eq(atomic_load(&args[t].runs), 10);
+    CK_ATOMIC_EQ(args[t].runs, 10);
   }
   arith_unload(&g_arith);
 }

@@ -44,6 +44,15 @@
                   clsGetErrorName(ck_got_), (int)ck_got_);                  \
   } while (0)
 
+/* Asserts that an atomic_int holds `expected`. */
+#define CK_ATOMIC_EQ(a, expected)                                           \
+  do {                                                                      \
+    int ck_v_ = atomic_load(&(a));                                          \
+    int ck_w_ = (expected);                                                 \
+    ck_assert_msg(ck_v_ == ck_w_, "%s is %d, expected %d", #a, ck_v_,      \
+                  ck_w_);                                                   \
+  } while (0)
+
 /* Asserts the thread's last error (and clears it). */
 #define CK_LAST(expected) CK_CLS(clsGetLastError(), expected)
 
