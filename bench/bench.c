@@ -14,10 +14,11 @@
  * the memory check, issue 5's targets, and last `worst ratio R (scenario)`.
  *
  *   clstream-bench [--quick] [--scenario NAME[,NAME...]] [--json FILE]
- *                  [--samples N] [--list]
+ *                  [--samples N] [--block N] [--list]
  *
  * --samples N overrides every scenario's sample count (per side), for
- * profiling under callgrind or perf.
+ * profiling under callgrind or perf; --block N the samples per
+ * interleaved block (default 5).
  *
  * CLSTREAM_DEVICE picks the device, as for every clstream program; the raw
  * side opens the device with the same device and platform names.
@@ -437,6 +438,7 @@ static unsigned calibrate_spin(double ms) {
 }
 
 static unsigned samples_override; /* --samples N */
+static unsigned block_override;   /* --block N */
 
 static void run_scenario(int sc, int quick) {
   const scenario *d = &SCEN[sc];
@@ -767,7 +769,7 @@ static void write_json(const char *path, int quick, const clsDeviceProp *p,
 
 static void usage(FILE *f) {
   fprintf(f, "usage: clstream-bench [--quick] [--scenario NAME[,NAME...]] "
-             "[--json FILE] [--samples N] [--list]\n");
+             "[--json FILE] [--samples N] [--block N] [--list]\n");
 }
 
 static int find_scenario(const char *name, size_t len) {
@@ -799,6 +801,8 @@ int main(int argc, char **argv) {
       for (int sc = 0; sc < SC_COUNT; ++sc)
         printf("%s %u\n", SCEN[sc].name, SCEN[sc].inner);
       return 0;
+    } else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) {
+      block_override = (unsigned)strtoul(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
       samples_override = (unsigned)strtoul(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--json") == 0 && i + 1 < argc) {
