@@ -94,8 +94,24 @@ foreach(t ${CLS_BACKEND_LIBS})
       get_target_property(loc ${t} IMPORTED_LOCATION_${cfg})
     endif()
   endif()
+  if(NOT loc AND t MATCHES "^CUDA::(.*)$" AND CUDA_${CMAKE_MATCH_1}_LIBRARY)
+    set(loc "${CUDA_${CMAKE_MATCH_1}_LIBRARY}")
+  endif()
   if(NOT loc)
-    message(WARNING "clstream.pc: no library file for ${t}; Libs.private may be incomplete")
+    # An imported target without a file (newer FindCUDAToolkit may make
+    # CUDA::cuda_driver one): link it by name.
+    set(lname "")
+    if(TARGET ${t})
+      get_target_property(lname ${t} IMPORTED_LIBNAME)
+    endif()
+    if(NOT lname AND t STREQUAL "CUDA::cuda_driver")
+      set(lname cuda)
+    endif()
+    if(lname)
+      string(APPEND CLS_PC_LIBS_PRIVATE "-l${lname} ")
+    else()
+      message(WARNING "clstream.pc: no library file for ${t}; Libs.private may be incomplete")
+    endif()
     continue()
   endif()
   get_filename_component(dir ${loc} DIRECTORY)
@@ -134,11 +150,27 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/clstream.pc
 # Installs this build tree into <build>/install-test/prefix, then builds and
 # runs tests/install/ against it with find_package (shared and static) and
 # with pkg-config (shared and static).
+# The consumer finds the backend's libraries as this build did.
 if(CLSTREAM_BUILD_TESTS)
+  set(CLS_CONSUMER_ARGS "")
+  if(CMAKE_PREFIX_PATH)
+    string(REPLACE ";" "|" pp "${CMAKE_PREFIX_PATH}")
+    list(APPEND CLS_CONSUMER_ARGS "--prefix-path=${pp}")
+  endif()
+  foreach(v OpenCL_INCLUDE_DIR OpenCL_LIBRARY CUDAToolkit_ROOT)
+    if(${v})
+      list(APPEND CLS_CONSUMER_ARGS "-D${v}=${${v}}")
+    endif()
+  endforeach()
+  find_program(CLS_BASH bash)
+  if(NOT CLS_BASH)
+    set(CLS_BASH bash)
+  endif()
   add_test(NAME install
-    COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/install/run.sh
+    COMMAND ${CLS_BASH} ${CMAKE_CURRENT_SOURCE_DIR}/tests/install/run.sh
             ${CMAKE_CURRENT_BINARY_DIR} ${CMAKE_CURRENT_SOURCE_DIR}/tests/install
             ${CMAKE_CURRENT_BINARY_DIR}/install-test
-            ${CMAKE_COMMAND} ${CMAKE_C_COMPILER} "${CMAKE_GENERATOR}" $<CONFIG>)
+            ${CMAKE_COMMAND} ${CMAKE_C_COMPILER} "${CMAKE_GENERATOR}" $<CONFIG>
+            ${CLS_CONSUMER_ARGS})
   set_tests_properties(install PROPERTIES TIMEOUT 600 LABELS install)
 endif()

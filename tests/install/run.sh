@@ -1,10 +1,15 @@
-#!/bin/sh
+#!/usr/bin/env bash
 # The CTest test "install": installs a clstream build tree into a temporary
 # prefix, then builds and runs the consumer project (this directory) against
 # that prefix four ways: find_package with the shared and with the static
 # library, pkg-config with the shared and with the static library.
 #
-# Usage: run.sh BUILD_DIR CONSUMER_DIR WORK_DIR [CMAKE [CC [GENERATOR [CONFIG]]]]
+# Usage: run.sh BUILD_DIR CONSUMER_DIR WORK_DIR [CMAKE [CC [GENERATOR [CONFIG
+#               [--prefix-path=A|B|...] [-DVAR=VALUE...]]]]]
+# --prefix-path adds to the consumer's CMAKE_PREFIX_PATH ('|' for ';') and
+# -D options go to the consumer's configure: the main build passes how it
+# found its own dependencies (OpenCL headers and library, CUDA), which a
+# static consumer needs too.
 set -eu
 
 build=$1
@@ -14,6 +19,19 @@ cmake=${4:-cmake}
 cc=${5:-cc}
 generator=${6:-}
 config=${7:-}
+shift $(($# < 7 ? $# : 7))
+extra_prefix=
+extra_defs=()
+for a in "$@"; do
+  case $a in
+  --prefix-path=*) extra_prefix=$(printf '%s' "${a#--prefix-path=}" | tr '|' ';') ;;
+  -D*) extra_defs+=("$a") ;;
+  *) echo "install test: unknown argument $a" >&2 && exit 2 ;;
+  esac
+done
+# The installed tree is not under a sysroot, whatever the caller's
+# pkg-config set-up says.
+unset PKG_CONFIG_SYSROOT_DIR
 
 fail() {
   echo "install test: $*" >&2
@@ -80,12 +98,12 @@ run_consumer() {
 for mode in shared static; do
   step "find_package(clstream CONFIG), $mode"
   dir=$work/cmake-$mode
-  set -- -S "$consumer" -B "$dir" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_C_COMPILER="$cc"
-  [ -n "$generator" ] && set -- "$@" -G "$generator"
-  [ -n "$config" ] && set -- "$@" -DCMAKE_BUILD_TYPE="$config"
-  [ "$mode" = static ] && set -- "$@" -DCONSUMER_STATIC=ON
-  "$cmake" "$@"
+  args=(-S "$consumer" -B "$dir" -DCMAKE_PREFIX_PATH="$prefix${extra_prefix:+;$extra_prefix}"
+    -DCMAKE_C_COMPILER="$cc" "${extra_defs[@]}")
+  [ -n "$generator" ] && args+=(-G "$generator")
+  [ -n "$config" ] && args+=(-DCMAKE_BUILD_TYPE="$config")
+  [ "$mode" = static ] && args+=(-DCONSUMER_STATIC=ON)
+  "$cmake" "${args[@]}"
   if [ -n "$config" ]; then
     "$cmake" --build "$dir" --config "$config"
   else
