@@ -100,8 +100,10 @@ static const char *yes_no(int v) { return v ? "yes" : "no"; }
 static void print_bytes(const char *label, size_t bytes) {
   if (bytes >= (size_t)1 << 30)
     printf("  %-22s %.1f GiB\n", label, (double)bytes / (1u << 30));
-  else
+  else if (bytes >= (size_t)1 << 20)
     printf("  %-22s %.1f MiB\n", label, (double)bytes / (1u << 20));
+  else
+    printf("  %-22s %.1f KiB\n", label, (double)bytes / (1u << 10));
 }
 
 static void usage(FILE *f) {
