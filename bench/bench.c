@@ -18,7 +18,8 @@
  *
  * --samples N overrides every scenario's sample count (per side), for
  * profiling under callgrind or perf; --block N the samples per
- * interleaved block (default 5).
+ * interleaved block (default 5); --only ours|raw runs one side alone (for
+ * perf stat / perf record of one side; no ratios then).
  *
  * CLSTREAM_DEVICE picks the device, as for every clstream program; the raw
  * side opens the device with the same device and platform names.
@@ -441,6 +442,7 @@ static unsigned calibrate_spin(double ms) {
 
 static unsigned samples_override; /* --samples N */
 static unsigned block_override;   /* --block N */
+static int only_side = -1;        /* --only ours|raw: profile one side */
 
 static void run_scenario(int sc, int quick) {
   const scenario *d = &SCEN[sc];
@@ -471,7 +473,9 @@ static void run_scenario(int sc, int quick) {
     ev[1] = calloc(n, sizeof(double));
   }
 
+  if (only_side >= 0) cnt[!only_side] = n; /* the other side is done */
   for (int s = 0; s < 2; ++s) {
+    if (only_side >= 0 && s != only_side) continue;
     if (SIDES[s].setup(sc, param)) {
       snprintf(r->error, sizeof r->error, "%s setup: %s", SIDES[s].name,
                SIDES[s].error());
@@ -483,6 +487,7 @@ static void run_scenario(int sc, int quick) {
   for (unsigned w = 0; w < warmup; ++w)
     for (int s = 0; s < 2; ++s) {
       double x;
+      if (only_side >= 0 && s != only_side) continue;
       if (one_sample(&SIDES[s], sc, d->inner, &x, NULL)) {
         snprintf(r->error, sizeof r->error, "%s warm-up: %s", SIDES[s].name,
                  SIDES[s].error());
@@ -494,7 +499,8 @@ static void run_scenario(int sc, int quick) {
     /* A time cap keeps --quick under a minute on a loaded machine; it
      * stops only where both sides have the same number of samples.  The
      * memory scenario always runs its full count of cycles. */
-    if (!flat && !samples_override && cnt[0] == cnt[1] && cnt[0] >= 100 &&
+    if (!flat && !samples_override && only_side < 0 && cnt[0] == cnt[1] &&
+        cnt[0] >= 100 &&
         now_ns() - t_start > (quick ? 3e9 : 60e9)) {
       r->capped = 1;
       break;
@@ -518,6 +524,12 @@ static void run_scenario(int sc, int quick) {
   r->rss_after = rss_bytes();
   n = cnt[0] < cnt[1] ? cnt[0] : cnt[1];
   r->samples = n;
+  if (only_side >= 0) {
+    r->st[only_side] = summarize(v[only_side], n);
+    r->st[!only_side] = summarize(v[!only_side], 0);
+    r->ratio = NAN;
+    goto done;
+  }
   r->qlo = INFINITY;
   r->qhi = -INFINITY;
   for (unsigned q = 0; q < 4 && n >= 8; ++q) {
@@ -781,7 +793,8 @@ static void write_json(const char *path, int quick, const clsDeviceProp *p,
 
 static void usage(FILE *f) {
   fprintf(f, "usage: clstream-bench [--quick] [--scenario NAME[,NAME...]] "
-             "[--json FILE] [--samples N] [--block N] [--list]\n");
+             "[--json FILE] [--samples N] [--block N] [--only ours|raw] "
+             "[--list]\n");
 }
 
 static int find_scenario(const char *name, size_t len) {
@@ -813,6 +826,15 @@ int main(int argc, char **argv) {
       for (int sc = 0; sc < SC_COUNT; ++sc)
         printf("%s %u\n", SCEN[sc].name, SCEN[sc].inner);
       return 0;
+    } else if (strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      ++i;
+      only_side = strcmp(argv[i], "ours") == 0  ? OURS
+                  : strcmp(argv[i], "raw") == 0 ? RAW
+                                                : -2;
+      if (only_side == -2) {
+        usage(stderr);
+        return 2;
+      }
     } else if (strcmp(argv[i], "--block") == 0 && i + 1 < argc) {
       block_override = (unsigned)strtoul(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--samples") == 0 && i + 1 < argc) {
@@ -912,7 +934,7 @@ int main(int argc, char **argv) {
   current_scenario = "report";
   printf("\n");
 
-  if (ok_result(SC_ELAPSED)) {
+  if (ok_result(SC_ELAPSED) && only_side < 0) {
     const result *r = &RES[SC_ELAPSED];
     printf("elapsed   : spin of %u iterations; median event-timed vs host "
            "span (record..synchronize)\n",
@@ -922,7 +944,7 @@ int main(int argc, char **argv) {
              SIDES[s].name, r->ev_ms[s], r->host_ms[s],
              r->ev_ms[s] / r->host_ms[s]);
   }
-  if (ok_result(SC_FLAT_MEMORY)) {
+  if (ok_result(SC_FLAT_MEMORY) && only_side < 0) {
     const result *r = &RES[SC_FLAT_MEMORY];
     printf("flat_memory: %llu record/query cycles per side; RSS %.1f MiB "
            "before, %.1f MiB after; growth ours %+.1f KiB, raw %+.1f KiB\n",
@@ -936,7 +958,7 @@ int main(int argc, char **argv) {
     }
   }
 
-  evaluate_targets();
+  if (only_side < 0) evaluate_targets();
   if (ntgt) {
     printf("targets (issue 5, medians):\n");
     for (int i = 0; i < ntgt; ++i)
