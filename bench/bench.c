@@ -62,25 +62,25 @@ typedef struct scenario {
 /* Samples per side: the full run has about ten times --quick's. */
 static const scenario SCEN[SC_COUNT] = {
     /* name, what, inner, samples, samples_quick, warmup */
-    [SC_RECORD_IDLE] = {"record_idle", "event record on an idle stream",
-                        1, 100000, 30000, 500},
-    [SC_QUERY_DONE] = {"query_done", "query of a completed event",
-                       1000, 10000, 3750, 20},
-    [SC_SYNC_DONE] = {"sync_done", "synchronize of a completed event",
-                      1000, 10000, 3750, 20},
+    [SC_RECORD_IDLE] = {"record_idle", "event record on an idle stream", 1,
+                        100000, 30000, 500},
+    [SC_QUERY_DONE] = {"query_done", "query of a completed event", 1000, 10000,
+                       3750, 20},
+    [SC_SYNC_DONE] = {"sync_done", "synchronize of a completed event", 1000,
+                      10000, 3750, 20},
     [SC_RECORD_SYNC] = {"record_sync",
-                        "record + synchronize on an empty stream",
-                        1, 100000, 30000, 500},
+                        "record + synchronize on an empty stream", 1, 100000,
+                        30000, 500},
     [SC_KERNEL_RECORD_SYNC] = {"kernel_record_sync",
-                               "tiny kernel + record + synchronize",
-                               1, 60000, 20000, 300},
+                               "tiny kernel + record + synchronize", 1, 60000,
+                               20000, 300},
     [SC_PINGPONG] = {"pingpong",
                      "A: kernel, record; B: wait, kernel, record; sync "
                      "(DisableTiming events)",
                      1, 50000, 15000, 300},
     [SC_PINGPONG_TIMED] = {"pingpong_timed",
-                           "the same ping-pong with timing events",
-                           1, 50000, 15000, 300},
+                           "the same ping-pong with timing events", 1, 50000,
+                           15000, 300},
     [SC_HOSTFN] = {"hostfn", "host function round trip (launch + stream sync)",
                    1, 50000, 15000, 300},
     [SC_LEGACY_1] = {"legacy_1",
@@ -148,12 +148,12 @@ static int ofail(const char *fmt, ...) {
   return -1;
 }
 
-#define CKS(call)                                                           \
-  do {                                                                      \
-    clsError_t cks_err_ = (call);                                           \
-    if (cks_err_ != clsSuccess)                                             \
-      return ofail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,            \
-                   clsGetErrorName(cks_err_));                              \
+#define CKS(call)                                                              \
+  do {                                                                         \
+    clsError_t cks_err_ = (call);                                              \
+    if (cks_err_ != clsSuccess)                                                \
+      return ofail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,               \
+                   clsGetErrorName(cks_err_));                                 \
   } while (0)
 
 static clsModule_t o_mod;
@@ -500,8 +500,7 @@ static void run_scenario(int sc, int quick) {
      * stops only where both sides have the same number of samples.  The
      * memory scenario always runs its full count of cycles. */
     if (!flat && !samples_override && only_side < 0 && cnt[0] == cnt[1] &&
-        cnt[0] >= 100 &&
-        now_ns() - t_start > (quick ? 3e9 : 60e9)) {
+        cnt[0] >= 100 && now_ns() - t_start > (quick ? 3e9 : 60e9)) {
       r->capped = 1;
       break;
     }
@@ -641,8 +640,7 @@ static void evaluate_targets(void) {
                "worst ours/raw %.3f (%s), limit 1.05", worst, SCEN[wsc].name);
   if (ok_result(SC_QUERY_DONE))
     add_target("query_done_ns", RES[SC_QUERY_DONE].st[OURS].median, 25,
-               "ours %.1f ns, limit 25 ns",
-               RES[SC_QUERY_DONE].st[OURS].median);
+               "ours %.1f ns, limit 25 ns", RES[SC_QUERY_DONE].st[OURS].median);
   if (ok_result(SC_SYNC_DONE))
     add_target("sync_done_ns", RES[SC_SYNC_DONE].st[OURS].median, 25,
                "ours %.1f ns, limit 25 ns", RES[SC_SYNC_DONE].st[OURS].median);
@@ -722,8 +720,10 @@ static void write_json(const char *path, int quick, const clsDeviceProp *p,
     json_str(f, SCEN[sc].name);
     fprintf(f, ", \"description\": ");
     json_str(f, SCEN[sc].what);
-    fprintf(f, ", \"inner\": %u, \"samples\": %u, \"capped\": %s, "
-            "\"seconds\": ", r->inner, r->samples, r->capped ? "true" : "false");
+    fprintf(f,
+            ", \"inner\": %u, \"samples\": %u, \"capped\": %s, "
+            "\"seconds\": ",
+            r->inner, r->samples, r->capped ? "true" : "false");
     json_num(f, r->seconds);
     if (r->error[0]) {
       fprintf(f, ", \"error\": ");
@@ -847,8 +847,10 @@ int main(int argc, char **argv) {
         size_t len = strcspn(s, ",");
         int sc = find_scenario(s, len);
         if (sc < 0) {
-          fprintf(stderr, "clstream-bench: unknown scenario '%.*s' (see "
-                          "--list)\n", (int)len, s);
+          fprintf(stderr,
+                  "clstream-bench: unknown scenario '%.*s' (see "
+                  "--list)\n",
+                  (int)len, s);
           return 2;
         }
         selected[sc] = any_selected = 1;
@@ -970,8 +972,7 @@ int main(int argc, char **argv) {
   int wsc = -1;
   for (int sc = 0; sc < SC_COUNT; ++sc)
     if (ok_result(sc) && RES[sc].ratio > worst) worst = RES[sc].ratio, wsc = sc;
-  if (json)
-    write_json(json, quick, &prop, dev, &ri, date, wsc, worst);
+  if (json) write_json(json, quick, &prop, dev, &ri, date, wsc, worst);
   printf("total %.1f s\n", (now_ns() - wall0) / 1e9);
 
   clsFree(o_buf);

@@ -13,30 +13,30 @@
 
 /* The scenarios, in the order they run and print. */
 enum bench_scenario {
-  SC_RECORD_IDLE = 0,     /* event record on an idle stream */
-  SC_QUERY_DONE,          /* query of a completed event */
-  SC_SYNC_DONE,           /* synchronize of a completed event */
-  SC_RECORD_SYNC,         /* record + synchronize on an empty stream */
-  SC_KERNEL_RECORD_SYNC,  /* tiny kernel + record + synchronize */
-  SC_PINGPONG,            /* A: kernel, record; B: wait, kernel, record; sync
-                             (sync-only events: DisableTiming) */
-  SC_PINGPONG_TIMED,      /* the same with timing events */
-  SC_HOSTFN,              /* host function round trip */
-  SC_LEGACY_1,            /* launch on the legacy stream, 1 idle stream */
-  SC_LEGACY_8,            /* ... 8 idle blocking streams */
-  SC_LEGACY_64,           /* ... 64 idle blocking streams */
-  SC_ELAPSED,             /* spin kernel timed by events vs host span */
-  SC_FLAT_MEMORY,         /* record/query cycles; RSS before/after */
+  SC_RECORD_IDLE = 0,    /* event record on an idle stream */
+  SC_QUERY_DONE,         /* query of a completed event */
+  SC_SYNC_DONE,          /* synchronize of a completed event */
+  SC_RECORD_SYNC,        /* record + synchronize on an empty stream */
+  SC_KERNEL_RECORD_SYNC, /* tiny kernel + record + synchronize */
+  SC_PINGPONG,           /* A: kernel, record; B: wait, kernel, record; sync
+                            (sync-only events: DisableTiming) */
+  SC_PINGPONG_TIMED,     /* the same with timing events */
+  SC_HOSTFN,             /* host function round trip */
+  SC_LEGACY_1,           /* launch on the legacy stream, 1 idle stream */
+  SC_LEGACY_8,           /* ... 8 idle blocking streams */
+  SC_LEGACY_64,          /* ... 64 idle blocking streams */
+  SC_ELAPSED,            /* spin kernel timed by events vs host span */
+  SC_FLAT_MEMORY,        /* record/query cycles; RSS before/after */
   SC_COUNT
 };
 
 /* What one side opened: shown in the report and the JSON. */
 typedef struct raw_info {
-  char api[32];        /* "OpenCL" or "CUDA runtime" */
+  char api[32]; /* "OpenCL" or "CUDA runtime" */
   char device[256];
   char platform[256];
   char driver[128];
-  char version[128];   /* API / platform version string */
+  char version[128]; /* API / platform version string */
 } raw_info;
 
 /* Opens the `nth` (0-based) device whose device name equals `device` and

@@ -28,12 +28,12 @@ static int fail(const char *fmt, ...) {
 
 const char *raw_error(void) { return err_msg; }
 
-#define CK(call)                                                            \
-  do {                                                                      \
-    cudaError_t ck_err_ = (call);                                           \
-    if (ck_err_ != cudaSuccess)                                             \
-      return fail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,             \
-                  cudaGetErrorName(ck_err_));                               \
+#define CK(call)                                                               \
+  do {                                                                         \
+    cudaError_t ck_err_ = (call);                                              \
+    if (ck_err_ != cudaSuccess)                                                \
+      return fail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,                \
+                  cudaGetErrorName(ck_err_));                                  \
   } while (0)
 
 static int dev = -1;
@@ -86,12 +86,12 @@ int raw_open(const char *device, const char *platform, int nth,
   snprintf(info->platform, sizeof info->platform, "CUDA");
   snprintf(info->driver, sizeof info->driver, "CUDA driver API %d.%d",
            drv / 1000, (drv % 1000) / 10);
-  snprintf(info->version, sizeof info->version, "CUDA runtime %d.%d",
-           rt / 1000, (rt % 1000) / 10);
+  snprintf(info->version, sizeof info->version, "CUDA runtime %d.%d", rt / 1000,
+           (rt % 1000) / 10);
 
   snprintf(opt, sizeof opt, "--gpu-architecture=sm_%d%d", p.major, p.minor);
-  if (nvrtcCreateProgram(&prog, source, "clstream_bench.cu", 0, NULL,
-                         NULL) != NVRTC_SUCCESS) {
+  if (nvrtcCreateProgram(&prog, source, "clstream_bench.cu", 0, NULL, NULL) !=
+      NVRTC_SUCCESS) {
     snprintf(err, errlen, "nvrtcCreateProgram failed");
     return -1;
   }
@@ -149,8 +149,8 @@ static unsigned legacy_streams(int sc) {
 static void host_fn(void *arg) { ++*(volatile unsigned *)arg; }
 
 int raw_setup(int sc, unsigned param) {
-  unsigned flags = sc == SC_PINGPONG ? cudaEventDisableTiming
-                                     : cudaEventDefault;
+  unsigned flags =
+      sc == SC_PINGPONG ? cudaEventDisableTiming : cudaEventDefault;
   CK(cudaSetDevice(dev));
   switch (sc) {
   case SC_LEGACY_1:

@@ -34,11 +34,11 @@ static int fail(const char *fmt, ...) {
 
 const char *raw_error(void) { return err_msg; }
 
-#define CK(call)                                                            \
-  do {                                                                      \
-    cl_int ck_err_ = (call);                                                \
-    if (ck_err_ != CL_SUCCESS)                                              \
-      return fail("%s:%d: %s -> %d", __FILE__, __LINE__, #call, ck_err_);   \
+#define CK(call)                                                               \
+  do {                                                                         \
+    cl_int ck_err_ = (call);                                                   \
+    if (ck_err_ != CL_SUCCESS)                                                 \
+      return fail("%s:%d: %s -> %d", __FILE__, __LINE__, #call, ck_err_);      \
   } while (0)
 
 static cl_device_id dev;
@@ -114,8 +114,7 @@ int raw_open(const char *device, const char *platform, int nth,
     return -1;
   }
   info_str(NULL, dev, CL_DEVICE_NAME, info->device, sizeof info->device);
-  info_str(plat, NULL, CL_PLATFORM_NAME, info->platform,
-           sizeof info->platform);
+  info_str(plat, NULL, CL_PLATFORM_NAME, info->platform, sizeof info->platform);
   info_str(NULL, dev, CL_DRIVER_VERSION, info->driver, sizeof info->driver);
   info_str(plat, NULL, CL_PLATFORM_VERSION, info->version,
            sizeof info->version);
@@ -161,8 +160,8 @@ void raw_close(void) {
  */
 
 static cl_command_queue new_queue(void) {
-  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
-                                 CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE,
+                                 0};
   cl_int e;
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &e);
   if (!q) fail("clCreateCommandQueueWithProperties -> %d", e);
@@ -347,8 +346,8 @@ int raw_run(int sc, unsigned inner) {
     return 0;
   case SC_QUERY_DONE:
     for (unsigned i = 0; i < inner; ++i) {
-      CK(clGetEventInfo(evA, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st,
-                        &st, NULL));
+      CK(clGetEventInfo(evA, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                        NULL));
       if (st != CL_COMPLETE) return fail("query_done: not complete");
     }
     return 0;
@@ -411,8 +410,8 @@ int raw_run(int sc, unsigned inner) {
   case SC_FLAT_MEMORY:
     for (unsigned i = 0; i < inner; ++i) {
       if (record(qA, &evA)) return -1;
-      CK(clGetEventInfo(evA, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st,
-                        &st, NULL));
+      CK(clGetEventInfo(evA, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
+                        NULL));
       if ((i & 1023) == 1023 && wait_ev(evA)) return -1;
     }
     return 0;
