@@ -251,9 +251,7 @@ START_TEST(sync_memcpy_ignores_nonblocking_stream) {
   copy_job j = {h, d, sizeof h, clsMemcpyDeviceToHost, 0};
   bg_call c;
   bg_start(&c, bg_memcpy, &j);
-  double end = now_ms() + 20000;
-  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
-  int done = bg_done(&c);
+  int done = bg_wait_done(&c, 20000);
   gate_release(g);
   ck_assert_msg(done, "clsMemcpy waited for a non-blocking stream");
   CK_OK(bg_join(&c));
@@ -262,9 +260,7 @@ START_TEST(sync_memcpy_ignores_nonblocking_stream) {
   gate *g2 = gate_new();
   gate_hold(g2, nb);
   bg_start(&c, bg_memset, &m);
-  end = now_ms() + 20000;
-  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
-  done = bg_done(&c);
+  done = bg_wait_done(&c, 20000);
   gate_release(g2);
   ck_assert_msg(done, "clsMemset waited for a non-blocking stream");
   CK_OK(bg_join(&c));
@@ -299,6 +295,16 @@ START_TEST(sync_memcpy_after_legacy_work) {
 }
 END_TEST
 
+typedef struct async_job {
+  copy_job j;
+  clsStream_t s;
+} async_job;
+
+static clsError_t bg_memcpy_async(void *p) {
+  async_job *a = p;
+  return clsMemcpyAsync(a->j.dst, a->j.src, a->j.n, a->j.kind, a->s);
+}
+
 /* Row: async copy with pinned host memory returns before the copy is
  * done; the stream orders it. */
 START_TEST(async_copy_pinned) {
@@ -315,7 +321,14 @@ START_TEST(async_copy_pinned) {
   gate_hold(g, s);
   /* D->H into pinned memory, then overwrite the source: the copy must see
    * 5s (stream order), and must not have happened while held. */
-  CK_OK(clsMemcpyAsync(pin, d, N * sizeof(int), clsMemcpyDeviceToHost, s));
+  async_job aj = {{pin, d, N * sizeof(int), clsMemcpyDeviceToHost, 0}, s};
+  bg_call c;
+  bg_start(&c, bg_memcpy_async, &aj);
+  int returned = bg_wait_done(&c, 20000);
+  if (!returned) gate_release(g);
+  ck_assert_msg(returned, "clsMemcpyAsync with pinned memory waited for the "
+                          "stream");
+  CK_OK(bg_join(&c));
   CK_OK(clsMemsetAsync(d, 0, N * sizeof(int), s));
   sleep_ms(SETTLE_MS);
   host_expect(pin, -1, N, "pinned before release");
@@ -346,16 +359,6 @@ END_TEST
 
 /* Async copy from pageable memory returns once the buffer may be reused,
  * without waiting for the (held) stream. */
-typedef struct async_job {
-  copy_job j;
-  clsStream_t s;
-} async_job;
-
-static clsError_t bg_memcpy_async(void *p) {
-  async_job *a = p;
-  return clsMemcpyAsync(a->j.dst, a->j.src, a->j.n, a->j.kind, a->s);
-}
-
 START_TEST(async_copy_pageable_source_reusable) {
   enum { N = 1024 };
   int *d = dev_ints(N);
@@ -368,9 +371,7 @@ START_TEST(async_copy_pageable_source_reusable) {
   async_job aj = {{d, h, N * sizeof(int), clsMemcpyHostToDevice, 0}, s};
   bg_call c;
   bg_start(&c, bg_memcpy_async, &aj);
-  double end = now_ms() + 20000;
-  while (!bg_done(&c) && now_ms() < end) sleep_ms(1);
-  int done = bg_done(&c);
+  int done = bg_wait_done(&c, 20000);
   if (done)
     for (int i = 0; i < N; ++i) h[i] = -7; /* reuse at once */
   gate_release(g);

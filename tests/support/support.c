@@ -203,6 +203,10 @@ void bg_start(bg_call *c, clsError_t (*fn)(void *), void *arg) {
 
 int bg_done(bg_call *c) { return atomic_load(&c->done); }
 
+int bg_wait_done(bg_call *c, int timeout_ms) {
+  return wait_atomic_ge(&c->done, 1, timeout_ms) >= 1;
+}
+
 clsError_t bg_join(bg_call *c) {
   pthread_join(c->t, NULL);
   return c->rc;

@@ -147,6 +147,8 @@ typedef struct bg_call {
 } bg_call;
 void bg_start(bg_call *c, clsError_t (*fn)(void *), void *arg);
 int bg_done(bg_call *c);
+/* Waits up to timeout_ms for fn to return; 1 if it did. */
+int bg_wait_done(bg_call *c, int timeout_ms);
 /* Joins the thread and returns fn's result. */
 clsError_t bg_join(bg_call *c);
 
