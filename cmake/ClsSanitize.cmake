@@ -60,7 +60,11 @@ set(_cls_supp ${CMAKE_CURRENT_SOURCE_DIR}/tests/sanitizers)
 #   unmap".  Without ASan's own alternate stack nothing is unmapped.
 # - allocator_may_return_null=1: the bad-input tests ask for SIZE_MAX bytes
 #   and expect clsErrorMemoryAllocation, not an ASan abort.
-set(_cls_asan "detect_leaks=1:use_sigaltstack=0:allocator_may_return_null=1:detect_stack_use_after_return=1:strict_string_checks=1")
+# - verify_asan_link_order=0: tests that LD_PRELOAD the fault-injection
+#   shim (tests/fault) put it ahead of the ASan runtime in the library
+#   list; the shim is instrumented and defines no allocator, so the
+#   runtime's interceptors still come before libc's.
+set(_cls_asan "detect_leaks=1:use_sigaltstack=0:allocator_may_return_null=1:verify_asan_link_order=0:detect_stack_use_after_return=1:strict_string_checks=1")
 set(_cls_lsan "suppressions=${_cls_supp}/lsan.supp:print_suppressions=0")
 set(_cls_ubsan "suppressions=${_cls_supp}/ubsan.supp:print_stacktrace=1:halt_on_error=1")
 set(_cls_tsan "suppressions=${_cls_supp}/tsan.supp:halt_on_error=0:exitcode=66:second_deadlock_stack=1:history_size=4:report_signal_unsafe=0")

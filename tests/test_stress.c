@@ -5,8 +5,8 @@
  * streams (two blocking, one non-blocking, the legacy stream) and shared
  * events: record, query, synchronize, StreamWaitEvent, host functions and
  * callbacks, async memsets and copies, kernel launches of one shared
- * function, elapsed time; and it creates and destroys its own streams and
- * events, often with work still pending.  Shared objects are destroyed only
+ * function, elapsed time; and it creates and destroys its own streams,
+ * events and modules, often with work still pending.  Shared objects are destroyed only
  * at the end, by the main thread.
  *
  * What must hold:
@@ -68,6 +68,7 @@ enum op {
   OP_OWN_STREAM,
   OP_OWN_EVENT,
   OP_DEVICE_SYNC,
+  OP_OWN_MODULE,
   OP_SETUP,
   OP_FINAL_SYNC,
   OP_COUNT
@@ -90,6 +91,7 @@ static const char *const op_names[OP_COUNT] = {
     "own stream: create, enqueue, destroy",
     "own event: create, record, query/sync, destroy",
     "clsDeviceSynchronize",
+    "own module: load, get functions, launch, unload",
     "setup",
     "final synchronization",
 };
@@ -329,6 +331,31 @@ static void own_event(worker *w) {
   EXPECT_OK(w, clsEventDestroy(e));
 }
 
+/* Loads cl/arith.cl, launches one of its functions and unloads it while
+ * the launch may still be pending (other threads launch the shared
+ * module's functions meanwhile). */
+static void own_module(worker *w) {
+  clsModule_t m;
+  clsFunction_t f, f2;
+  EXPECT_OK(w, clsModuleLoadData(&m, cls_kernel_arith, NULL));
+  EXPECT_OK(w, clsModuleGetFunction(&f, m, "fill"));
+  EXPECT_OK(w, clsModuleGetFunction(&f2, m, "fill"));
+  if (f != f2) {
+    fail_with(w, "clsModuleGetFunction twice (different handles)",
+              clsErrorUnknown);
+    return;
+  }
+  unsigned k;
+  clsStream_t s = pick_stream_r(w, &k);
+  int *t = dev_region(w, k);
+  int v = w->index;
+  unsigned n = BUF_INTS;
+  void *args[] = {&t, &v, &n};
+  clsDim3 g = {BUF_INTS / 64, 1, 1}, b = {64, 1, 1};
+  EXPECT_OK(w, clsLaunchKernel(f, g, b, args, 0, s));
+  EXPECT_OK(w, clsModuleUnload(m));
+}
+
 static void one_op(worker *w) {
   unsigned r = (unsigned)rand_r(&w->seed) % 100;
   enum op op;
@@ -345,7 +372,9 @@ static void one_op(worker *w) {
   else if (r < 79) op = OP_LAUNCH;
   else if (r < 83) op = OP_ELAPSED;
   else if (r < 91) op = OP_OWN_STREAM;
-  else if (r < 99) op = OP_OWN_EVENT;
+  else if (r < 98) op = OP_OWN_EVENT;
+  /* A module load compiles (from PoCL's cache): rare, 0.2 %. */
+  else if (r < 99) op = rand_r(&w->seed) % 5 ? OP_OWN_EVENT : OP_OWN_MODULE;
   else op = OP_DEVICE_SYNC;
 
   op_begin(w, op);
@@ -414,6 +443,9 @@ static void one_op(worker *w) {
       break;
     case OP_DEVICE_SYNC:
       EXPECT_OK(w, clsDeviceSynchronize());
+      break;
+    case OP_OWN_MODULE:
+      own_module(w);
       break;
     default:
       break;
@@ -593,7 +625,7 @@ START_TEST(stress) {
     }
   printf("stress: %lld operations by %d threads in %d s:\n", total, NTHREADS,
          seconds);
-  for (int k = OP_RECORD; k <= OP_DEVICE_SYNC; k++)
+  for (int k = OP_RECORD; k <= OP_OWN_MODULE; k++)
     printf("  %8lld  %s\n", per_op[k], op_names[k]);
   unsigned issued = atomic_load(&next_token);
   if (issued > MAX_TOKENS) issued = MAX_TOKENS;
