@@ -1,0 +1,676 @@
+/*
+ * clstream-fault: fault injection over every OpenCL call of a set of
+ * scenarios, through libclsfault.so (tests/fault/clsfault.c, LD_PRELOAD).
+ *
+ * For each scenario (create/record/wait/sync/host function/copy/launch/
+ * destroy, plus library start-up), it first runs the scenario once with
+ * CLSFAULT_COUNT to count the OpenCL calls it makes, then, for every N in
+ * 1..count and every code (CL_OUT_OF_RESOURCES, CL_OUT_OF_HOST_MEMORY),
+ * runs it again in a fresh process with call N failing, and asserts:
+ *   - no crash (signal) and no hang (a timeout per run);
+ *   - the failure reached the caller: some clstream call returned an
+ *     error (a failure the library absorbs without any effect on results
+ *     is listed as "absorbed", with the function);
+ *   - the library is still usable: the scenario retries each failed step
+ *     (out of host memory and out of resources are transient), checks
+ *     every buffer, every host function ran once per successful enqueue,
+ *     and a fresh stream/kernel/copy round trip works afterwards.
+ * Library start-up failures are sticky by design (as cudaErrorInit...):
+ * the "init" scenario only asserts no crash and no hang.
+ *
+ * Usage: clstream-fault [--scenario NAME]... [--timeout SEC] [--verbose]
+ *        clstream-fault --run NAME      (one run, under the shim)
+ */
+#include "clstream.h"
+#include "clstream_kernels.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef CLSFAULT_SHIM
+#error "CLSFAULT_SHIM must name libclsfault.so"
+#endif
+
+#define N 256
+
+/* ---- The scenario side (runs under the shim) --------------------------- */
+
+static int g_errors;    /* calls that returned an error */
+static int g_unusable;  /* a step kept failing */
+static char g_detail[512];
+
+static long (*g_arm)(void);
+static long (*g_disarm)(void);
+
+static void out(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vprintf(fmt, ap);
+  va_end(ap);
+  fflush(stdout);
+}
+
+/* Runs `call` until it succeeds (three retries): the injected failure is
+ * one call, so a retry must succeed if the library recovered. */
+#define STEP(call)                                                          \
+  do {                                                                      \
+    clsError_t r_ = clsSuccess;                                             \
+    for (int t_ = 0; t_ < 4; ++t_) {                                        \
+      r_ = (call);                                                          \
+      if (r_ == clsSuccess) break;                                          \
+      g_errors++;                                                           \
+      out("E %d %s: %s\n", __LINE__, #call, clsGetErrorName(r_));           \
+    }                                                                       \
+    if (r_ != clsSuccess) {                                                 \
+      if (!g_unusable)                                                      \
+        snprintf(g_detail, sizeof g_detail, "line %d: %s kept returning %s", \
+                 __LINE__, #call, clsGetErrorName(r_));                     \
+      g_unusable = 1;                                                       \
+      return;                                                               \
+    }                                                                       \
+  } while (0)
+
+/* A query that may legitimately say NotReady: polled until it is not. */
+static clsError_t poll_query(clsError_t (*q)(void *), void *h) {
+  clsError_t r;
+  for (int i = 0; i < 20000; ++i) {
+    r = q(h);
+    if (r != clsErrorNotReady) return r;
+    struct timespec ts = {0, 200000};
+    nanosleep(&ts, NULL);
+  }
+  return clsErrorNotReady;
+}
+static clsError_t q_event(void *e) { return clsEventQuery(e); }
+static clsError_t q_stream(void *s) { return clsStreamQuery(s); }
+
+static clsModule_t g_mod;
+static clsFunction_t g_fill, g_add;
+static unsigned *g_d[3];
+static unsigned *g_pinned;
+static clsStream_t g_s1, g_s2;
+
+static clsDim3 grid = {N / 64, 1, 1}, block = {64, 1, 1};
+
+static clsError_t fill(clsStream_t s, unsigned *d, unsigned v) {
+  unsigned n = N;
+  void *args[] = {&d, &v, &n};
+  return clsLaunchKernel(g_fill, grid, block, args, 0, s);
+}
+static clsError_t add(clsStream_t s, unsigned *d, unsigned k, unsigned iters) {
+  unsigned n = N, zero = 0;
+  void *args[] = {&d, &k, &n, &iters, &zero};
+  return clsLaunchKernel(g_add, grid, block, args, 0, s);
+}
+
+static clsError_t load_module(void) {
+  clsError_t r = clsModuleLoadData(&g_mod, cls_kernel_model, NULL);
+  if (r == clsSuccess) r = clsModuleGetFunction(&g_fill, g_mod, "model_fill");
+  if (r == clsSuccess) r = clsModuleGetFunction(&g_add, g_mod, "model_add");
+  if (r != clsSuccess && g_mod) {
+    clsModuleUnload(g_mod);
+    g_mod = NULL;
+  }
+  return r;
+}
+
+/* Checks that d[i] == v + i (reads with clsMemcpy). */
+static int expect_buf(const unsigned *d, unsigned v, const char *what);
+
+/* Buffer checks are made after the armed part, so that the calls they
+ * make are not fault-injected. */
+static struct {
+  const unsigned *d;
+  unsigned v;
+  const char *what;
+} g_want[8];
+static int g_nwant;
+static int want(const unsigned *d, unsigned v, const char *what) {
+  g_want[g_nwant].d = d;
+  g_want[g_nwant].v = v;
+  g_want[g_nwant].what = what;
+  g_nwant++;
+  return 1;
+}
+
+static int expect_buf(const unsigned *d, unsigned v, const char *what) {
+  unsigned h[N];
+  clsError_t r = clsMemcpy(h, d, sizeof h, clsMemcpyDeviceToHost);
+  if (r != clsSuccess) {
+    snprintf(g_detail, sizeof g_detail, "reading %s: %s", what,
+             clsGetErrorName(r));
+    return 0;
+  }
+  for (int i = 0; i < N; ++i)
+    if (h[i] != v + (unsigned)i) {
+      snprintf(g_detail, sizeof g_detail, "%s[%d] = %u, expected %u", what, i,
+               h[i], v + (unsigned)i);
+      return 0;
+    }
+  return 1;
+}
+
+static atomic_int g_hf_runs, g_cb_runs, g_cb_bad;
+static void hf(void *p) {
+  (void)p;
+  atomic_fetch_add(&g_hf_runs, 1);
+}
+static void cb(clsStream_t s, clsError_t st, void *p) {
+  (void)s;
+  (void)p;
+  if (st != clsSuccess) atomic_fetch_add(&g_cb_bad, 1);
+  atomic_fetch_add(&g_cb_runs, 1);
+}
+
+/* Unarmed set-up shared by most scenarios. */
+static int setup(int with_module) {
+  if (clsSetDevice(0) != clsSuccess) return 0;
+  if (with_module && load_module() != clsSuccess) return 0;
+  for (int i = 0; i < 3; ++i)
+    if (clsMalloc((void **)&g_d[i], N * sizeof(unsigned))) return 0;
+  if (clsMallocHost((void **)&g_pinned, N * sizeof(unsigned))) return 0;
+  if (clsStreamCreate(&g_s1) || clsStreamCreateWithFlags(&g_s2, 1)) return 0;
+  return clsDeviceSynchronize() == clsSuccess;
+}
+
+/* ---- Scenarios (the armed part) ---- */
+
+static void sc_init(void) {
+  int n;
+  STEP(clsGetDeviceCount(&n));
+  STEP(clsSetDevice(0));
+  STEP(load_module());
+  STEP(clsMalloc((void **)&g_d[0], N * sizeof(unsigned)));
+  STEP(clsStreamCreate(&g_s1));
+  STEP(fill(g_s1, g_d[0], 5));
+  STEP(clsStreamSynchronize(g_s1));
+  if (!want(g_d[0], 5, "d0")) g_unusable = 2;
+}
+
+static void sc_stream(void) {
+  clsStream_t a, b, c;
+  STEP(clsStreamCreate(&a));
+  STEP(clsStreamCreateWithFlags(&b, clsStreamNonBlocking));
+  STEP(clsStreamCreateWithPriority(&c, 0, -1));
+  STEP(fill(a, g_d[0], 10));
+  STEP(poll_query(q_stream, a));
+  STEP(fill(b, g_d[1], 20));
+  STEP(clsStreamSynchronize(b));
+  STEP(fill(c, g_d[2], 30));
+  STEP(clsStreamSynchronize(c));
+  STEP(clsStreamDestroy(a));
+  STEP(clsStreamDestroy(b));
+  STEP(clsStreamDestroy(c));
+  if (!want(g_d[0], 10, "d0") || !want(g_d[1], 20, "d1") ||
+      !want(g_d[2], 30, "d2"))
+    g_unusable = 2;
+}
+
+static void sc_event(void) {
+  clsEvent_t e0, e1, e2;
+  STEP(clsEventCreate(&e0));
+  STEP(clsEventCreateWithFlags(&e1, clsEventBlockingSync));
+  STEP(clsEventCreateWithFlags(&e2, clsEventDisableTiming));
+  STEP(clsEventRecord(e0, g_s1));
+  STEP(fill(g_s1, g_d[0], 7));
+  STEP(add(g_s1, g_d[0], 1, 1000));
+  STEP(clsEventRecord(e1, g_s1));
+  STEP(clsEventRecord(e2, g_s1));
+  STEP(poll_query(q_event, e2));
+  STEP(clsEventSynchronize(e1));
+  float ms;
+  STEP(clsEventElapsedTime(&ms, e0, e1));
+  STEP(clsEventRecord(e0, g_s2)); /* re-record on another stream */
+  STEP(clsEventSynchronize(e0));
+  STEP(clsEventDestroy(e0));
+  STEP(clsEventDestroy(e1));
+  STEP(clsEventDestroy(e2));
+  if (!want(g_d[0], 8, "d0")) g_unusable = 2;
+}
+
+static void sc_wait(void) {
+  clsEvent_t e;
+  STEP(clsEventCreateWithFlags(&e, clsEventDisableTiming));
+  STEP(fill(g_s1, g_d[0], 100));
+  STEP(add(g_s1, g_d[0], 1, 20000));
+  STEP(clsEventRecord(e, g_s1));
+  STEP(clsStreamWaitEvent(g_s2, e, 0));
+  STEP(clsMemcpyAsync(g_d[1], g_d[0], N * sizeof(unsigned),
+                      clsMemcpyDeviceToDevice, g_s2));
+  STEP(clsStreamWaitEvent(NULL, e, 0));
+  STEP(clsStreamSynchronize(g_s2));
+  STEP(clsStreamSynchronize(NULL));
+  STEP(clsEventDestroy(e));
+  if (!want(g_d[1], 101, "d1")) g_unusable = 2;
+}
+
+static void sc_hostfn(void) {
+  int hf_ok = 0, cb_ok = 0;
+  for (int i = 0; i < 3; ++i) {
+    clsError_t r = clsLaunchHostFunc(g_s1, hf, NULL);
+    if (r == clsSuccess)
+      hf_ok++;
+    else {
+      g_errors++;
+      out("E %d clsLaunchHostFunc: %s\n", __LINE__, clsGetErrorName(r));
+    }
+    r = clsStreamAddCallback(i == 1 ? NULL : g_s2, cb, NULL, 0);
+    if (r == clsSuccess)
+      cb_ok++;
+    else {
+      g_errors++;
+      out("E %d clsStreamAddCallback: %s\n", __LINE__, clsGetErrorName(r));
+    }
+  }
+  STEP(fill(g_s1, g_d[0], 3));
+  STEP(clsStreamSynchronize(g_s1));
+  STEP(clsStreamSynchronize(g_s2));
+  STEP(clsDeviceSynchronize());
+  if (atomic_load(&g_hf_runs) != hf_ok || atomic_load(&g_cb_runs) != cb_ok ||
+      atomic_load(&g_cb_bad)) {
+    snprintf(g_detail, sizeof g_detail,
+             "host functions ran %d times for %d successful enqueues, "
+             "callbacks %d for %d (%d with an error status)",
+             atomic_load(&g_hf_runs), hf_ok, atomic_load(&g_cb_runs), cb_ok,
+             atomic_load(&g_cb_bad));
+    g_unusable = 2;
+    return;
+  }
+  if (!want(g_d[0], 3, "d0")) g_unusable = 2;
+}
+
+static void sc_copy(void) {
+  unsigned h[N];
+  for (int i = 0; i < N; ++i) g_pinned[i] = 40u + (unsigned)i;
+  STEP(clsMemcpyAsync(g_d[0], g_pinned, N * sizeof(unsigned),
+                      clsMemcpyHostToDevice, g_s1));
+  STEP(clsMemcpyAsync(g_d[1], g_d[0], N * sizeof(unsigned), clsMemcpyDefault,
+                      g_s1));
+  for (int i = 0; i < N; ++i) h[i] = 50u + (unsigned)i;
+  STEP(clsMemcpyAsync(g_d[2], h, sizeof h, clsMemcpyHostToDevice, g_s2));
+  memset(h, 0, sizeof h);
+  STEP(clsStreamSynchronize(g_s2));
+  STEP(clsMemcpyAsync(h, g_d[1], sizeof h, clsMemcpyDeviceToHost, g_s1));
+  for (int i = 0; i < N; ++i)
+    if (h[i] != 40u + (unsigned)i) {
+      snprintf(g_detail, sizeof g_detail, "pageable D2H: [%d] = %u", i, h[i]);
+      g_unusable = 2;
+      return;
+    }
+  STEP(clsMemsetAsync(g_pinned, 0, N * sizeof(unsigned), g_s2));
+  STEP(clsMemset(g_d[0], 0, N * sizeof(unsigned)));
+  STEP(clsMemcpy(g_d[0], g_d[2], N * sizeof(unsigned), clsMemcpyDefault));
+  STEP(clsStreamSynchronize(g_s2));
+  if (!want(g_d[0], 50, "d0") || !want(g_d[1], 40, "d1"))
+    g_unusable = 2;
+}
+
+static void sc_launch(void) {
+  STEP(load_module());
+  STEP(fill(g_s1, g_d[0], 60));
+  STEP(add(g_s1, g_d[0], 2, 100));
+  STEP(fill(NULL, g_d[1], 70));
+  STEP(clsStreamSynchronize(g_s1));
+  STEP(clsStreamSynchronize(NULL));
+  if (!want(g_d[0], 62, "d0") || !want(g_d[1], 70, "d1"))
+    g_unusable = 2;
+}
+
+static void sc_destroy(void) {
+  clsStream_t s;
+  clsEvent_t e;
+  unsigned *tmp;
+  STEP(clsStreamCreate(&s));
+  STEP(clsEventCreate(&e));
+  STEP(clsMalloc((void **)&tmp, N * sizeof(unsigned)));
+  STEP(fill(s, tmp, 80));
+  STEP(add(s, tmp, 1, 20000));
+  STEP(clsMemcpyAsync(g_d[0], tmp, N * sizeof(unsigned),
+                      clsMemcpyDeviceToDevice, s));
+  STEP(clsLaunchHostFunc(s, hf, NULL));
+  STEP(clsEventRecord(e, s));
+  STEP(clsEventDestroy(e));  /* pending */
+  STEP(clsStreamDestroy(s)); /* pending */
+  /* clsFree waits for the device, then frees: if the wait fails it returns
+   * the error with the memory already freed (as cudaFree may return an
+   * earlier asynchronous error), so it is not retried. */
+  clsError_t fr = clsFree(tmp);
+  if (fr != clsSuccess) {
+    g_errors++;
+    out("E %d clsFree: %s\n", __LINE__, clsGetErrorName(fr));
+  }
+  STEP(clsModuleUnload(g_mod));
+  g_mod = NULL;
+  STEP(clsDeviceSynchronize());
+  if (atomic_load(&g_hf_runs) != 1) {
+    snprintf(g_detail, sizeof g_detail, "the host function ran %d times",
+             atomic_load(&g_hf_runs));
+    g_unusable = 2;
+    return;
+  }
+  if (!want(g_d[0], 81, "d0")) g_unusable = 2;
+  STEP(load_module()); /* for the health check */
+}
+
+static void sc_legacy(void) {
+  clsStream_t pt = clsStreamPerThread;
+  STEP(fill(g_s1, g_d[0], 90));
+  STEP(add(g_s1, g_d[0], 1, 20000));
+  STEP(clsMemcpyAsync(g_d[1], g_d[0], N * sizeof(unsigned), clsMemcpyDefault,
+                      NULL)); /* waits for s1 */
+  STEP(add(pt, g_d[1], 1, 0)); /* waits for the legacy stream */
+  STEP(clsStreamSynchronize(pt));
+  STEP(clsDeviceSynchronize());
+  if (!want(g_d[1], 92, "d1")) g_unusable = 2;
+}
+
+/* After the armed part: a fresh round trip must work. */
+static int health(void) {
+  clsStream_t s;
+  if (clsStreamCreate(&s) != clsSuccess) {
+    snprintf(g_detail, sizeof g_detail, "health: clsStreamCreate failed");
+    return 0;
+  }
+  clsError_t r = fill(s, g_d[2], 1234);
+  if (r == clsSuccess) r = clsStreamSynchronize(s);
+  if (r != clsSuccess) {
+    snprintf(g_detail, sizeof g_detail, "health: launch/sync: %s",
+             clsGetErrorName(r));
+    return 0;
+  }
+  if (!expect_buf(g_d[2], 1234, "health d2")) return 0;
+  return clsStreamDestroy(s) == clsSuccess;
+}
+
+typedef struct scenario {
+  const char *name;
+  void (*body)(void);
+  int module; /* set-up loads the module */
+  int armed_from_start;
+} scenario;
+
+static const scenario scenarios[] = {
+    {"init", sc_init, 0, 1},       {"stream", sc_stream, 1, 0},
+    {"event", sc_event, 1, 0},     {"wait", sc_wait, 1, 0},
+    {"hostfn", sc_hostfn, 1, 0},   {"copy", sc_copy, 1, 0},
+    {"launch", sc_launch, 0, 0},   {"destroy", sc_destroy, 1, 0},
+    {"legacy", sc_legacy, 1, 0},
+};
+#define NSCEN (sizeof scenarios / sizeof scenarios[0])
+
+static int run_scenario(const scenario *sc) {
+  g_arm = (long (*)(void))dlsym(RTLD_DEFAULT, "clsfault_arm");
+  g_disarm = (long (*)(void))dlsym(RTLD_DEFAULT, "clsfault_disarm");
+  if (!g_arm || !g_disarm) {
+    out("R nosim libclsfault.so is not preloaded\n");
+    return 1;
+  }
+  if (!sc->armed_from_start) {
+    g_disarm();
+    if (!setup(sc->module)) {
+      out("R setup failed\n");
+      return 1;
+    }
+    g_arm();
+  }
+  sc->body();
+  g_disarm();
+  for (int i = 0; i < g_nwant && !g_unusable; ++i)
+    if (!expect_buf(g_want[i].d, g_want[i].v, g_want[i].what)) g_unusable = 2;
+  if (!g_unusable && sc->armed_from_start) {
+    /* nothing more: start-up was the body */
+  } else if (!g_unusable && !health()) {
+    g_unusable = 1;
+  }
+  out("R %s %d %s\n",
+      g_unusable == 2 ? "wrong" : g_unusable ? "unusable" : "ok", g_errors,
+      g_detail);
+  exit(0); /* runs the shim's atexit report */
+}
+
+/* ---- The driver side ---------------------------------------------------- */
+
+typedef struct outcome {
+  int status;   /* wait status */
+  int timedout;
+  char rline[600];
+  char inject[128]; /* function the shim failed */
+  long count;
+  double ms;
+} outcome;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static const char *g_self;
+
+static void run_child(const char *scen, long n, int code, const char *func,
+                      const char *status, int timeout_s, outcome *o) {
+  memset(o, 0, sizeof *o);
+  char report[64];
+  snprintf(report, sizeof report, "/tmp/clsfault.%d.report", (int)getpid());
+  unlink(report);
+  int fd[2];
+  if (pipe(fd) != 0) abort();
+  double t0 = now_ms();
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    dup2(fd[1], 1);
+    close(fd[1]);
+    int devnull = open("/dev/null", 1);
+    if (devnull >= 0 && !getenv("CLSFAULT_VERBOSE")) dup2(devnull, 2);
+    char nb[32], cb_[32];
+    snprintf(nb, sizeof nb, "%ld", n);
+    snprintf(cb_, sizeof cb_, "%d", code);
+    const char *pre = getenv("LD_PRELOAD");
+    char preload[1024];
+    snprintf(preload, sizeof preload, "%s%s%s", CLSFAULT_SHIM,
+             pre && *pre ? ":" : "", pre && *pre ? pre : "");
+    setenv("LD_PRELOAD", preload, 1);
+    setenv("CLSFAULT_N", nb, 1);
+    setenv("CLSFAULT_CODE", cb_, 1);
+    setenv("CLSFAULT_REPORT", report, 1);
+    if (func) setenv("CLSFAULT_FUNC", func, 1);
+    if (status) setenv("CLSFAULT_STATUS", status, 1);
+    setenv("CK_FORK", "no", 1);
+    /* Under CLSTREAM_SANITIZE=address the preloaded shim comes before the
+     * ASan runtime in the library list, which ASan refuses by default. */
+    const char *ao = getenv("ASAN_OPTIONS");
+    char aopt[2048];
+    snprintf(aopt, sizeof aopt, "%s%sverify_asan_link_order=0", ao ? ao : "",
+             ao && *ao ? ":" : "");
+    setenv("ASAN_OPTIONS", aopt, 1);
+    execl(g_self, g_self, "--run", scen, (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  size_t len = 0;
+  char buf[4096];
+  int done = 0;
+  for (;;) {
+    struct pollfd pf = {fd[0], POLLIN, 0};
+    int left = (int)(timeout_s * 1000 - (now_ms() - t0));
+    if (left <= 0) break;
+    int pr = poll(&pf, 1, left < 200 ? left : 200);
+    if (pr > 0) {
+      ssize_t k = read(fd[0], buf + len, sizeof buf - 1 - len);
+      if (k <= 0) {
+        done = 1;
+        break;
+      }
+      len += (size_t)k;
+      if (len >= sizeof buf - 1) len = 0; /* keep the tail only */
+    }
+  }
+  if (!done) {
+    o->timedout = 1;
+    kill(pid, SIGKILL);
+  }
+  waitpid(pid, &o->status, 0);
+  close(fd[0]);
+  o->ms = now_ms() - t0;
+  buf[len] = 0;
+  char *r = strstr(buf, "R ");
+  while (r && r != buf && r[-1] != '\n') r = strstr(r + 1, "R ");
+  if (r) {
+    char *nl = strchr(r, '\n');
+    if (nl) *nl = 0;
+    snprintf(o->rline, sizeof o->rline, "%s", r + 2);
+  }
+  FILE *f = fopen(report, "r");
+  if (f) {
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+      long k;
+      char name[100];
+      if (sscanf(line, "count %ld", &k) == 1) o->count = k;
+      if (sscanf(line, "inject %ld %99s", &k, name) == 2)
+        snprintf(o->inject, sizeof o->inject, "%s", name);
+    }
+    fclose(f);
+  }
+  unlink(report);
+}
+
+/* Functions whose failure clstream absorbs by design (the call has no
+ * result the caller depends on, or the library falls back), so that no
+ * error reaching the caller is fine as long as the results are right. */
+static int absorbable(const char *f) {
+  static const char *ok[] = {"clFlush", "clGetEventInfo",
+                             "clSetEventCallback", "clGetEventProfilingInfo",
+                             "clGetDeviceInfo", "clGetPlatformInfo",
+                             "clGetKernelArgInfo", "clGetKernelInfo",
+                             "clGetKernelWorkGroupInfo", "clGetProgramBuildInfo",
+                             "clCreateSubDevices", NULL};
+  for (int i = 0; ok[i]; ++i)
+    if (!strcmp(f, ok[i])) return 1;
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  g_self = argv[0];
+  if (argc == 3 && !strcmp(argv[1], "--run")) {
+    for (size_t i = 0; i < NSCEN; ++i)
+      if (!strcmp(argv[2], scenarios[i].name)) return run_scenario(&scenarios[i]);
+    fprintf(stderr, "unknown scenario %s\n", argv[2]);
+    return 2;
+  }
+  int timeout_s = 10, verbose = 0;
+  const char *only[16];
+  int nonly = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--scenario") && i + 1 < argc && nonly < 16)
+      only[nonly++] = argv[++i];
+    else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
+      timeout_s = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--verbose"))
+      verbose = 1;
+    else {
+      fprintf(stderr, "usage: %s [--scenario NAME]... [--timeout SEC] "
+                      "[--verbose]\n", argv[0]);
+      return 2;
+    }
+  }
+  static const int codes[] = {-5 /* CL_OUT_OF_RESOURCES */,
+                              -6 /* CL_OUT_OF_HOST_MEMORY */};
+  int failures = 0;
+  long total_runs = 0;
+  double t_all = now_ms();
+  for (size_t si = 0; si < NSCEN; ++si) {
+    const scenario *sc = &scenarios[si];
+    int take = nonly == 0;
+    for (int j = 0; j < nonly; ++j) take |= !strcmp(only[j], sc->name);
+    if (!take) continue;
+    outcome o;
+    run_child(sc->name, 0, 0, NULL, NULL, timeout_s, &o);
+    if (o.timedout || !WIFEXITED(o.status) || strncmp(o.rline, "ok 0", 4)) {
+      printf("FAIL %s: the run without a fault did not pass: %s%s\n",
+             sc->name, o.timedout ? "timeout " : "", o.rline);
+      failures++;
+      continue;
+    }
+    long count = o.count;
+    int sc_fail = 0, absorbed = 0, sticky = 0;
+    char absorbed_funcs[512] = "";
+    for (long n = 1; n <= count; ++n)
+      for (size_t c = 0; c < sizeof codes / sizeof codes[0]; ++c) {
+        run_child(sc->name, n, codes[c], NULL, NULL, timeout_s, &o);
+        total_runs++;
+        const char *why = NULL;
+        char whybuf[800];
+        int errs = 0;
+        char verdict[16] = "";
+        sscanf(o.rline, "%15s %d", verdict, &errs);
+        if (o.timedout)
+          why = "hang (timeout)";
+        else if (WIFSIGNALED(o.status)) {
+          snprintf(whybuf, sizeof whybuf, "crash (signal %d)",
+                   WTERMSIG(o.status));
+          why = whybuf;
+        } else if (!o.rline[0])
+          why = "no result line (exit without a report)";
+        else if (!strcmp(verdict, "wrong")) {
+          snprintf(whybuf, sizeof whybuf, "wrong result: %s", o.rline);
+          why = whybuf;
+        } else if (!strcmp(verdict, "unusable")) {
+          if (sc->armed_from_start)
+            sticky++;
+          else {
+            snprintf(whybuf, sizeof whybuf, "not usable afterwards: %s",
+                     o.rline);
+            why = whybuf;
+          }
+        } else if (errs == 0 && o.inject[0]) {
+          if (absorbable(o.inject) || sc->armed_from_start) {
+            absorbed++;
+            if (!strstr(absorbed_funcs, o.inject) &&
+                strlen(absorbed_funcs) + strlen(o.inject) + 2 <
+                    sizeof absorbed_funcs) {
+              strcat(absorbed_funcs, " ");
+              strcat(absorbed_funcs, o.inject);
+            }
+          } else {
+            why = "the failure never reached the caller";
+          }
+        }
+        if (why) {
+          sc_fail++;
+          printf("FAIL %s: call %ld (%s) -> %d: %s\n", sc->name, n,
+                 o.inject[0] ? o.inject : "?", codes[c], why);
+          printf("     repro: CLSFAULT_N=%ld CLSFAULT_CODE=%d LD_PRELOAD=%s "
+                 "%s --run %s\n",
+                 n, codes[c], CLSFAULT_SHIM, g_self, sc->name);
+        } else if (verbose) {
+          printf("ok   %s: call %ld (%s) -> %d: %s (%.0f ms)\n", sc->name, n,
+                 o.inject, codes[c], o.rline, o.ms);
+        }
+        fflush(stdout);
+      }
+    printf("%s %s: %ld OpenCL calls x %zu codes, %d failure(s), %d absorbed "
+           "(%s ), %d sticky\n",
+           sc_fail ? "FAIL" : "ok  ", sc->name, count,
+           sizeof codes / sizeof codes[0], sc_fail, absorbed,
+           absorbed_funcs, sticky);
+    fflush(stdout);
+    failures += sc_fail;
+  }
+  printf("clstream-fault: %ld fault-injected runs, %d failure(s), %.0f s\n",
+         total_runs, failures, (now_ms() - t_all) / 1000);
+  return failures ? 1 : 0;
+}
