@@ -553,6 +553,29 @@ START_TEST(record_on_default_streams) {
 }
 END_TEST
 
+/* An event recorded on a stream that is then destroyed still completes
+ * when the stream's work does. */
+START_TEST(record_then_destroy_stream) {
+  clsStream_t s;
+  clsEvent_t e;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e));
+  gate *g = gate_new();
+  atomic_int after = 0;
+  gate_hold(g, s);
+  CK_OK(clsLaunchHostFunc(s, hf_count, &after));
+  CK_OK(clsEventRecord(e, s));
+  CK_OK(clsStreamDestroy(s));
+  sleep_ms(SETTLE_MS);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e));
+  CK_ATOMIC_EQ(after, 1);
+  CK_OK(clsEventQuery(e));
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("event");
   TCase *tc = tcase_timed("event", 60);
@@ -574,6 +597,7 @@ int main(void) {
   tcase_add_test(tc, blocking_sync_sleeps);
   tcase_add_test(tc, synchronize_blocks_until_done);
   tcase_add_test(tc, record_on_default_streams);
+  tcase_add_test(tc, record_then_destroy_stream);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -386,6 +386,55 @@ START_TEST(async_copy_pageable_source_reusable) {
 }
 END_TEST
 
+/* Async copies and memsets on a destroyed stream are rejected. */
+START_TEST(async_on_destroyed_stream) {
+  int *d = dev_ints(16);
+  int h[16] = {0};
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamDestroy(s));
+  CK_CLS(clsMemcpyAsync(d, h, sizeof h, clsMemcpyHostToDevice, s),
+         clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+  CK_CLS(clsMemsetAsync(d, 0, sizeof h, s), clsErrorInvalidResourceHandle);
+  CK_OK(clsFree(d));
+}
+END_TEST
+
+/* Copies, memsets and kernels interleave in stream order. */
+START_TEST(async_mixed_stream_order) {
+  enum { N = 2048 };
+  arith a;
+  arith_load(&a);
+  int *x = dev_ints(N), *y = dev_ints(N);
+  int *pin = NULL;
+  CK_OK(clsMallocHost((void **)&pin, N * sizeof(int)));
+  for (int i = 0; i < N; ++i) pin[i] = 4;
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsMemcpyAsync(x, pin, N * sizeof(int), clsMemcpyHostToDevice, s));
+  CK_OK(launch_scale(&a, s, x, 3, N));                          /* x = 12 */
+  CK_OK(clsMemcpyAsync(y, x, N * sizeof(int), clsMemcpyDeviceToDevice, s));
+  CK_OK(clsMemsetAsync(x, 0, N * sizeof(int), s));              /* x = 0 */
+  CK_OK(launch_add(&a, s, x, y, x, N));                         /* x = 12 */
+  CK_OK(launch_scale(&a, s, y, 2, N));                          /* y = 24 */
+  CK_OK(clsMemcpyAsync(pin, y, N * sizeof(int), clsMemcpyDeviceToHost, s));
+  sleep_ms(SETTLE_MS);
+  host_expect(pin, 4, N, "pinned while held");
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  host_expect(pin, 24, N, "pinned");
+  dev_expect(x, 12, N, "x");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFreeHost(pin));
+  CK_OK(clsFree(x));
+  CK_OK(clsFree(y));
+  arith_unload(&a);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("memory");
   TCase *tc = tcase_timed("memory", 60);
@@ -402,6 +451,8 @@ int main(void) {
   tcase_add_test(tc, sync_memcpy_after_legacy_work);
   tcase_add_test(tc, async_copy_pinned);
   tcase_add_test(tc, async_copy_pageable_source_reusable);
+  tcase_add_test(tc, async_on_destroyed_stream);
+  tcase_add_test(tc, async_mixed_stream_order);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

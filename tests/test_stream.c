@@ -624,6 +624,41 @@ START_TEST(destroyed_stream_handle) {
 }
 END_TEST
 
+/* A NULL callback is rejected like a NULL host function. */
+START_TEST(add_callback_null) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_CLS(clsStreamAddCallback(s, NULL, NULL, 0), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* A stream waiting on an event recorded on itself does not deadlock; an
+ * event recorded on a stream and waited for by it keeps stream order. */
+START_TEST(wait_event_same_stream) {
+  clsStream_t s;
+  clsEvent_t e, e2;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventCreate(&e2));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsEventRecord(e, s));
+  CK_OK(clsStreamWaitEvent(s, e, 0));
+  CK_OK(clsEventRecord(e2, s));
+  sleep_ms(SETTLE_MS);
+  CK_CLS(clsEventQuery(e2), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(e2));
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsEventDestroy(e2));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stream");
   TCase *tc = tcase_timed("stream", 60);
@@ -647,6 +682,8 @@ int main(void) {
   tcase_add_test(tc, host_fn_calling_clstream_not_permitted);
   tcase_add_test(tc, host_fn_default_streams);
   tcase_add_test(tc, destroyed_stream_handle);
+  tcase_add_test(tc, add_callback_null);
+  tcase_add_test(tc, wait_event_same_stream);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
