@@ -109,9 +109,11 @@ START_TEST(device_synchronize_waits_for_all_streams) {
   bg_start(&c, bg_device_sync, NULL);
   sleep_ms(150);
   ck_assert_msg(!bg_done(&c), "clsDeviceSynchronize returned while held");
+  /* Host functions of different streams may share one thread (CUDA runs
+   * them all on one), so s1's next function need not run while g2 is
+   * held: only check that the synchronize still waits. */
   gate_release(g1);
-  ck_assert_int_eq(wait_atomic_ge(&after1, 1, 10000), 1);
-  sleep_ms(100);
+  sleep_ms(SETTLE_MS);
   ck_assert_msg(!bg_done(&c),
                 "clsDeviceSynchronize returned while a non-blocking stream "
                 "was held");
