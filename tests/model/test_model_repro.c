@@ -20,12 +20,11 @@ static clsError_t within(clsError_t (*fn)(void *), void *arg, int ms,
   return r;
 }
 
-/* Seeds 374, 440, 684 (and ~1 in 250 seeds): clsStreamSynchronize(s) on a
+/* Seeds 374, 440, 684 (and ~1 in 200 seeds): clsStreamSynchronize(s) on a
  * blocking stream whose newest operation is a clsStreamWaitEvent that no
  * command has consumed yet also waited for legacy-stream work issued AFTER
- * the wait.  CUDA: s's work (the wait included) depends only on what was
- * issued before it, so the synchronize returns once the event's work is
- * done.  clstream turned the pending wait into a marker at synchronize
+ * the wait.  CUDA (13.0, H200, measured): s completes once the event's work
+ * is done, while the later legacy work is still held.  clstream turned the pending wait into a marker at synchronize
  * time, and that marker gathered the legacy stream's current tail. */
 START_TEST(sync_after_pending_wait_ignores_later_legacy_work) {
   clsStream_t s, t;
@@ -50,10 +49,61 @@ START_TEST(sync_after_pending_wait_ignores_later_legacy_work) {
 }
 END_TEST
 
+/* CUDA 13.0 on an H200: legacy-stream work waits for a blocking stream's
+ * pending cudaStreamWaitEvent (a record on stream 0 after s waits on a
+ * held event stays NotReady).  clstream's legacy stream gathered only each
+ * blocking stream's newest command, not its unconsumed waits.  Found by
+ * clstream-model (many seeds; it now models the measured rule). */
+START_TEST(legacy_waits_for_pending_wait_of_blocking_stream) {
+  clsStream_t s, t;
+  clsEvent_t e, x;
+  CK_OK(clsStreamCreate(&s)); /* blocking */
+  CK_OK(clsStreamCreateWithFlags(&t, clsStreamNonBlocking));
+  CK_OK(clsEventCreateWithFlags(&e, clsEventDisableTiming));
+  CK_OK(clsEventCreateWithFlags(&x, clsEventDisableTiming));
+  gate *a = gate_new();
+  gate_hold(a, t);
+  CK_OK(clsEventRecord(e, t));
+  CK_OK(clsStreamWaitEvent(s, e, 0));
+  CK_OK(clsEventRecord(x, NULL));
+  sleep_ms(SETTLE_MS);
+  CK_CLS(clsEventQuery(x), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(a);
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsEventQuery(x));
+}
+END_TEST
+
+/* CUDA 13.0 on an H200: a cudaStreamWaitEvent issued on the legacy stream
+ * is legacy work: it waits for the blocking streams (cudaStreamQuery(0)
+ * NotReady while a blocking stream is held, even for a completed event).
+ * clstream kept the wait pending and answered clsSuccess. */
+START_TEST(wait_on_legacy_stream_waits_for_blocking_streams) {
+  clsStream_t b, idle;
+  clsEvent_t done;
+  CK_OK(clsStreamCreate(&b)); /* blocking */
+  CK_OK(clsStreamCreateWithFlags(&idle, clsStreamNonBlocking));
+  CK_OK(clsEventCreate(&done));
+  CK_OK(clsEventRecord(done, idle));
+  CK_OK(clsEventSynchronize(done));
+  gate *g = gate_new();
+  gate_hold(g, b);
+  CK_OK(clsStreamWaitEvent(NULL, done, 0));
+  sleep_ms(SETTLE_MS);
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(NULL));
+  CK_OK(clsStreamQuery(NULL));
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("model_repro");
   TCase *tc = tcase_timed("repro", 30);
   tcase_add_test(tc, sync_after_pending_wait_ignores_later_legacy_work);
+  tcase_add_test(tc, legacy_waits_for_pending_wait_of_blocking_stream);
+  tcase_add_test(tc, wait_on_legacy_stream_waits_for_blocking_streams);
   suite_add_tcase(su, tc);
   return run_suite(su);
 }
