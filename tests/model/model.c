@@ -231,7 +231,11 @@ typedef struct model {
 } model;
 
 static int g_quiet;
-static int *g_progress; /* shared with the parent: op being executed */
+static int *g_progress;
+/* Observations checked (this process): queries the model required to be
+ * clsSuccess, required to be NotReady (a held gate ahead), left open;
+ * buffers compared; host functions checked for order. */
+static unsigned long g_must_ok, g_must_notready, g_open, g_buffers; /* shared with the parent: op being executed */
 
 static void fail(model *m, const char *fmt, ...) {
   if (m->failed) return;
@@ -383,6 +387,7 @@ static void check_buffer(model *m, int b, const char *when) {
   } else {
     got = g_hbuf[b - NDEV];
   }
+  g_buffers++;
   for (int i = 0; i < N; ++i)
     if (got[i] != m->buf[b].exp[i]) {
       char name[8];
@@ -419,6 +424,12 @@ static void verify(model *m, const char *when) {
 /* Checks a query's answer for node n (-1: nothing captured). */
 static void expect_query(model *m, int n, clsError_t got, const char *what) {
   if (!m->exec) return;
+  if (done(m, n))
+    g_must_ok++;
+  else if (blocked(m, n))
+    g_must_notready++;
+  else
+    g_open++;
   if (got == clsSuccess) {
     if (blocked(m, n))
       fail(m, "%s returned clsSuccess, but a held gate (host function) "
@@ -1420,6 +1431,7 @@ int main(int argc, char **argv) {
    * one, so that every worker and shrink candidate can fork cleanly). */
   volatile int *cur = g_progress + 1;
   unsigned long long next = start, end = start + count, failures = 0, ran = 0;
+  unsigned long tot[4] = {0, 0, 0, 0};
   double t0 = (double)time(NULL);
   while (next < end && failures < (unsigned long long)maxfail) {
     int fd[2];
@@ -1442,6 +1454,8 @@ int main(int argc, char **argv) {
         }
         free(p.ops);
       }
+      dprintf(fd[1], "D %lu %lu %lu %lu\n", g_must_ok, g_must_notready, g_open,
+              g_buffers);
       _exit(0);
     }
     close(fd[1]);
@@ -1466,6 +1480,15 @@ int main(int argc, char **argv) {
             last = time(NULL);
           } else if (buf[j] == 'F') {
             in_fail = 1;
+          } else if (buf[j] == 'D') {
+            unsigned long a1, a2, a3, a4;
+            if (sscanf(buf + j, "D %lu %lu %lu %lu", &a1, &a2, &a3, &a4) == 4) {
+              tot[0] += a1;
+              tot[1] += a2;
+              tot[2] += a3;
+              tot[3] += a4;
+            }
+            while (j < k && buf[j] != '\n') ++j;
           }
         }
       } else if (time(NULL) - last > timeout_s) {
@@ -1507,5 +1530,9 @@ int main(int argc, char **argv) {
   printf("clstream-model: %llu sequence(s) of up to %d operations (seeds %llu.."
          "%llu), %llu failure(s), %.0f s\n",
          ran, nops, start, start + ran - 1, failures, (double)time(NULL) - t0);
+  printf("clstream-model: checked (in passing workers) %lu queries that had "
+         "to be complete, %lu that had to be NotReady (held gate), %lu "
+         "either way; %lu buffer read-backs\n",
+         tot[0], tot[1], tot[2], tot[3]);
   return failures ? 1 : 0;
 }
