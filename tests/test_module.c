@@ -400,9 +400,18 @@ START_TEST(launch_invalid_configuration) {
   int *e = dev_ints(bx);
   clsDim3 okb = {bx, 1, 1};
   void *args2[] = {&e, &v, &bx};
-  CK_OK(clsLaunchKernel(a.fill, good_g, okb, args2, 0, NULL));
+  /* A kernel's own limit may be below the device's (registers): CUDA then
+   * says LaunchOutOfResources, and so may an OpenCL driver (NVIDIA's). */
+  clsError_t r = clsLaunchKernel(a.fill, good_g, okb, args2, 0, NULL);
+  ck_assert_msg(r == clsSuccess || r == clsErrorLaunchOutOfResources,
+                "block of %u: %s", bx, clsGetErrorName(r));
+  if (r == clsErrorLaunchOutOfResources) {
+    printf("NOTE launch_invalid_configuration: a block of %u (the device's "
+           "limit) is out of resources for fill\n", bx);
+    CK_LAST(clsErrorLaunchOutOfResources);
+  }
   CK_OK(clsDeviceSynchronize());
-  dev_expect(e, 5, bx, "e");
+  if (r == clsSuccess) dev_expect(e, 5, bx, "e");
   CK_OK(clsFree(e));
   CK_OK(clsFree(d));
   arith_unload(&a);
