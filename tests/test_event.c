@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Row: create with flags 0, BlockingSync, DisableTiming or any OR. */
@@ -585,6 +586,27 @@ START_TEST(record_then_destroy_stream) {
 }
 END_TEST
 
+/* Many events at once, then all destroyed: handles stay valid and
+ * distinct, and destroyed ones are rejected. */
+START_TEST(event_churn) {
+  enum { N = 3000 };
+  clsEvent_t *e = malloc(N * sizeof *e);
+  for (int i = 0; i < N; ++i)
+    CK_OK(clsEventCreateWithFlags(&e[i], i % 2 ? clsEventDisableTiming : 0));
+  for (int i = 0; i < N; i += 97) CK_OK(clsEventRecord(e[i], NULL));
+  CK_OK(clsStreamSynchronize(NULL));
+  for (int i = 0; i < N; ++i) CK_OK(clsEventQuery(e[i]));
+  for (int i = 0; i < N; ++i) CK_OK(clsEventDestroy(e[i]));
+  for (int i = 0; i < N; i += 13)
+    CK_CLS(clsEventQuery(e[i]), clsErrorInvalidResourceHandle);
+  clsEvent_t again;
+  CK_OK(clsEventCreate(&again));
+  for (int i = 0; i < N; ++i) ck_assert_ptr_ne(again, e[i]);
+  CK_OK(clsEventDestroy(again));
+  free(e);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("event");
   TCase *tc = tcase_timed("event", 60);
@@ -607,6 +629,7 @@ int main(void) {
   tcase_add_test(tc, synchronize_blocks_until_done);
   tcase_add_test(tc, record_on_default_streams);
   tcase_add_test(tc, record_then_destroy_stream);
+  tcase_add_test(tc, event_churn);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

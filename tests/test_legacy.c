@@ -410,6 +410,44 @@ START_TEST(null_is_legacy) {
 }
 END_TEST
 
+/* Work left on a thread's per-thread stream when the thread exits still
+ * runs, and the legacy stream still waits for it. */
+typedef struct pt_exit {
+  gate *g;
+  atomic_int *after;
+  clsError_t rc1, rc2;
+} pt_exit;
+
+static void *per_thread_exit_worker(void *p) {
+  pt_exit *x = p;
+  x->rc1 = gate_try_hold(x->g, clsStreamPerThread);
+  x->rc2 = clsLaunchHostFunc(clsStreamPerThread, hf_count, x->after);
+  return NULL;
+}
+
+START_TEST(per_thread_work_survives_thread_exit) {
+  atomic_int after = 0;
+  pt_exit x = {gate_new(), &after, clsErrorUnknown, clsErrorUnknown};
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, per_thread_exit_worker, &x), 0);
+  pthread_join(th, NULL);
+  ck_assert_int_eq(x.rc1, clsSuccess);
+  ck_assert_int_eq(x.rc2, clsSuccess);
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventRecord(e, NULL));
+  sleep_ms(SETTLE_MS);
+  CK_CLS(clsEventQuery(e), clsErrorNotReady);
+  CK_ATOMIC_EQ(after, 0);
+  gate_release(x.g);
+  CK_OK(clsEventSynchronize(e));
+  CK_ATOMIC_EQ(after, 1);
+  CK_OK(clsDeviceSynchronize());
+  ck_assert_int_eq(gate_runs(x.g), 1);
+  CK_OK(clsEventDestroy(e));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("legacy");
   TCase *tc = tcase_timed("legacy", 60);
@@ -426,6 +464,7 @@ int main(void) {
   tcase_add_test(tc, legacy_waits_for_other_threads_per_thread_stream);
   tcase_add_test(tc, legacy_stream_per_device);
   tcase_add_test(tc, null_is_legacy);
+  tcase_add_test(tc, per_thread_work_survives_thread_exit);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -435,6 +435,46 @@ START_TEST(async_mixed_stream_order) {
 }
 END_TEST
 
+/* clsFree / clsFreeHost wait for the device's pending work (header). */
+static clsError_t bg_free(void *p) { return clsFree(p); }
+static clsError_t bg_free_host(void *p) { return clsFreeHost(p); }
+
+START_TEST(free_waits_for_pending_work) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(256);
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(launch_fill(&a, s, d, 1, 256));
+  bg_call c;
+  bg_start(&c, bg_free, d);
+  sleep_ms(SETTLE_MS);
+  ck_assert_msg(!bg_done(&c), "clsFree returned while work using the "
+                              "allocation was held");
+  gate_release(g);
+  CK_OK(bg_join(&c));
+  CK_OK(clsStreamQuery(s));
+
+  int *pin = NULL;
+  CK_OK(clsMallocHost((void **)&pin, 256 * sizeof(int)));
+  int *d2 = dev_ints(256);
+  gate *g2 = gate_new();
+  gate_hold(g2, s);
+  CK_OK(clsMemcpyAsync(pin, d2, 256 * sizeof(int), clsMemcpyDeviceToHost, s));
+  bg_start(&c, bg_free_host, pin);
+  sleep_ms(SETTLE_MS);
+  ck_assert_msg(!bg_done(&c), "clsFreeHost returned while a copy into it "
+                              "was held");
+  gate_release(g2);
+  CK_OK(bg_join(&c));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d2));
+  arith_unload(&a);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("memory");
   TCase *tc = tcase_timed("memory", 60);
@@ -453,6 +493,7 @@ int main(void) {
   tcase_add_test(tc, async_copy_pageable_source_reusable);
   tcase_add_test(tc, async_on_destroyed_stream);
   tcase_add_test(tc, async_mixed_stream_order);
+  tcase_add_test(tc, free_waits_for_pending_work);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

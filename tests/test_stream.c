@@ -659,6 +659,55 @@ START_TEST(wait_event_same_stream) {
 }
 END_TEST
 
+/* Waits chain: C waits for B, which waits for A; C's work waits for A's. */
+START_TEST(wait_event_transitive) {
+  clsStream_t sa, sb, sc;
+  clsEvent_t ea, eb, ec;
+  CK_OK(clsStreamCreateWithFlags(&sa, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&sb, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&sc, clsStreamNonBlocking));
+  CK_OK(clsEventCreate(&ea));
+  CK_OK(clsEventCreate(&eb));
+  CK_OK(clsEventCreateWithFlags(&ec, clsEventDisableTiming));
+  gate *g = gate_new();
+  gate_hold(g, sa);
+  CK_OK(clsEventRecord(ea, sa));
+  CK_OK(clsStreamWaitEvent(sb, ea, 0));
+  CK_OK(clsEventRecord(eb, sb));
+  CK_OK(clsStreamWaitEvent(sc, eb, 0));
+  CK_OK(clsEventRecord(ec, sc));
+  sleep_ms(SETTLE_MS);
+  CK_CLS(clsEventQuery(eb), clsErrorNotReady);
+  CK_CLS(clsEventQuery(ec), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(sc), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsEventSynchronize(ec));
+  CK_OK(clsEventQuery(eb));
+  CK_OK(clsEventQuery(ea));
+  CK_OK(clsEventDestroy(ea));
+  CK_OK(clsEventDestroy(eb));
+  CK_OK(clsEventDestroy(ec));
+  CK_OK(clsStreamDestroy(sa));
+  CK_OK(clsStreamDestroy(sb));
+  CK_OK(clsStreamDestroy(sc));
+}
+END_TEST
+
+/* Many streams created and destroyed, some with pending work. */
+START_TEST(stream_churn) {
+  atomic_int n = 0;
+  for (int i = 0; i < 200; ++i) {
+    clsStream_t s;
+    CK_OK(clsStreamCreateWithFlags(&s, i % 2 ? clsStreamNonBlocking : 0));
+    if (i % 3 == 0) CK_OK(clsLaunchHostFunc(s, hf_count, &n));
+    CK_OK(clsStreamDestroy(s));
+    CK_CLS(clsStreamQuery(s), clsErrorInvalidResourceHandle);
+  }
+  CK_OK(clsDeviceSynchronize());
+  ck_assert_int_eq(wait_atomic_ge(&n, 67, 20000), 67);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stream");
   TCase *tc = tcase_timed("stream", 60);
@@ -684,6 +733,8 @@ int main(void) {
   tcase_add_test(tc, destroyed_stream_handle);
   tcase_add_test(tc, add_callback_null);
   tcase_add_test(tc, wait_event_same_stream);
+  tcase_add_test(tc, wait_event_transitive);
+  tcase_add_test(tc, stream_churn);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
