@@ -6,6 +6,7 @@
  *   CLS_KERNEL        a kernel entry point
  *   CLS_GLOBAL        qualifies a pointer to device memory
  *   CLS_LOCAL         qualifies work-group (shared) memory declared in a kernel
+ *   CLS_DEVICE        a helper function called from kernels
  *   cls_global_id(d)  cls_local_id(d)  cls_group_id(d)
  *   cls_local_size(d) cls_num_groups(d)          (d = 0, 1 or 2; unsigned)
  *   cls_barrier()     work-group barrier over local and global memory
@@ -22,6 +23,7 @@
 #define CLS_KERNEL __kernel
 #define CLS_GLOBAL __global
 #define CLS_LOCAL __local
+#define CLS_DEVICE
 #define cls_global_id(d) ((unsigned)get_global_id(d))
 #define cls_local_id(d) ((unsigned)get_local_id(d))
 #define cls_group_id(d) ((unsigned)get_group_id(d))
@@ -32,6 +34,7 @@
 #elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
 #define CLS_KERNEL extern "C" __global__
+#define CLS_DEVICE __device__
 #define CLS_GLOBAL
 #define CLS_LOCAL __shared__
 /* C99 and OpenCL C spell it `restrict`; C++ has no such keyword. */

@@ -36,6 +36,7 @@ extern "C" {
 #define CLS_API
 #endif
 
+/* The version of this header and of the library built with it. */
 #define CLSTREAM_VERSION_MAJOR 0
 #define CLSTREAM_VERSION_MINOR 1
 #define CLSTREAM_VERSION_PATCH 0
@@ -87,6 +88,8 @@ typedef struct clsFunction_st *clsFunction_t;
 #define clsEventDisableTiming 0x2u
 #define clsEventInterprocess 0x4u
 
+/* Copy directions for clsMemcpy and clsMemcpyAsync, with cudaMemcpyKind's
+ * values. */
 typedef enum clsMemcpyKind {
   clsMemcpyHostToHost = 0,
   clsMemcpyHostToDevice = 1,
@@ -95,32 +98,36 @@ typedef enum clsMemcpyKind {
   clsMemcpyDefault = 4
 } clsMemcpyKind;
 
+/* Grid and block sizes for clsLaunchKernel (CUDA's dim3); a dimension
+ * that is not used is 1. */
 typedef struct clsDim3 {
-  unsigned x, y, z;
+  unsigned x, y, z; /* Sizes in dimensions 0, 1 and 2. */
 } clsDim3;
 
+/* A host function for clsLaunchHostFunc (cudaHostFn_t). */
 typedef void (*clsHostFn_t)(void *userData);
+/* A stream callback for clsStreamAddCallback (cudaStreamCallback_t). */
 typedef void (*clsStreamCallback_t)(clsStream_t stream, clsError_t status,
                                     void *userData);
 
 /* Device properties.  The first fields mirror cudaDeviceProp's; the
  * cls-specific ones follow. */
 typedef struct clsDeviceProp {
-  char name[256];
-  size_t totalGlobalMem;
-  size_t sharedMemPerBlock;
-  int multiProcessorCount;
-  int maxThreadsPerBlock;
-  int maxThreadsDim[3];
-  int maxGridSize[3];
-  int warpSize;
+  char name[256]; /* Device name. */
+  size_t totalGlobalMem; /* Device memory, bytes. */
+  size_t sharedMemPerBlock; /* Local (shared) memory per block, bytes. */
+  int multiProcessorCount; /* Compute units. */
+  int maxThreadsPerBlock; /* Largest block (work-group). */
+  int maxThreadsDim[3]; /* Largest block in each dimension. */
+  int maxGridSize[3]; /* Largest grid in each dimension, blocks. */
+  int warpSize; /* SIMD width where known, else 1. */
   int clockRate; /* kHz */
-  int major, minor;
-  int concurrentKernels;
-  int unifiedAddressing;
+  int major, minor; /* Compute capability (CUDA) or OpenCL version. */
+  int concurrentKernels; /* 1 when kernels may run concurrently. */
+  int unifiedAddressing; /* 1 when device pointers are host-sized addresses. */
   /* clstream's own fields. */
-  char platformName[256];
-  char driverVersion[64];
+  char platformName[256]; /* OpenCL platform (or "CUDA"). */
+  char driverVersion[64]; /* Driver version string. */
   int isCpu;                   /* 1 for a CPU device (PoCL). */
   int svmCoarseGrain;          /* 1 when device memory can be allocated. */
   int selectable;              /* 1 when clsSetDevice accepts the device. */

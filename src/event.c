@@ -118,6 +118,9 @@ clsError_t clsEventElapsedTime(float *ms, clsEvent_t start, clsEvent_t end) {
   cls__event *a = NULL, *b = NULL;
   clsError_t r = cls__timed_event(start, "the start", &a);
   if (r == clsSuccess) r = cls__timed_event(end, "the end", &b);
+  if (r == clsSuccess && a->dev != b->dev)
+    r = cls__reason(clsErrorInvalidResourceHandle,
+                    "the events belong to devices %d and %d", a->dev, b->dev);
   if (r == clsSuccess) r = cls__b_event_elapsed(ms, a->b, b->b);
   CLS__RETURN(r);
 }

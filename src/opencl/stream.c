@@ -45,10 +45,35 @@ static cl_int cls__status(cl_event ev) {
 
 /* ---- Worker threads --------------------------------------------------- */
 
+/* Host jobs and bridges run on a pool of worker threads.  Posting never
+ * starts a thread when a worker is idle or about to be (one that just ran
+ * a job comes back to the queue before it waits); the monitor thread
+ * starts another only when a queued job has found no idle worker for a
+ * while, because the running ones are blocked in user functions. */
 static pthread_mutex_t cls__wlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cls__wcond = PTHREAD_COND_INITIALIZER;
 static cls__ocl_job *cls__whead, *cls__wtail;
 static int cls__widle, cls__wthreads;
+static long long cls__wstarved; /* when a job last found no idle worker */
+
+#define CLS__MAX_WORKERS 256
+#define CLS__STARVE_NS 2000000LL /* 2 ms */
+
+static long long cls__now_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static int cls__spawn(void *(*fn)(void *)) {
+  pthread_t t;
+  pthread_attr_t a;
+  pthread_attr_init(&a);
+  pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+  int ok = pthread_create(&t, &a, fn, NULL) == 0;
+  pthread_attr_destroy(&a);
+  return ok;
+}
 
 static void *cls__worker(void *arg) {
   (void)arg;
@@ -62,6 +87,7 @@ static void *cls__worker(void *arg) {
     cls__ocl_job *j = cls__whead;
     cls__whead = j->next;
     if (!cls__whead) cls__wtail = NULL;
+    cls__wstarved = 0; /* the queue moves */
     pthread_mutex_unlock(&cls__wlock);
     j->run(j);
     pthread_mutex_lock(&cls__wlock);
@@ -69,7 +95,11 @@ static void *cls__worker(void *arg) {
   return NULL;
 }
 
+static void cls__start_monitor(void);
+static pthread_once_t cls__monitor_once = PTHREAD_ONCE_INIT;
+
 void cls__ocl_post(cls__ocl_job *job) {
+  pthread_once(&cls__monitor_once, cls__start_monitor);
   job->next = NULL;
   pthread_mutex_lock(&cls__wlock);
   if (cls__wtail)
@@ -77,17 +107,25 @@ void cls__ocl_post(cls__ocl_job *job) {
   else
     cls__whead = job;
   cls__wtail = job;
-  /* A host function may block (on another host function, say): start a
-   * new worker whenever none is idle, so queued jobs never starve. */
-  if (cls__widle == 0) {
-    pthread_t t;
-    pthread_attr_t a;
-    pthread_attr_init(&a);
-    pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-    if (pthread_create(&t, &a, cls__worker, NULL) == 0) cls__wthreads++;
-    pthread_attr_destroy(&a);
+  if (cls__widle > 0)
+    pthread_cond_signal(&cls__wcond);
+  else if (cls__wthreads == 0 && cls__spawn(cls__worker))
+    cls__wthreads++;
+  else if (!cls__wstarved)
+    cls__wstarved = cls__now_ns();
+  pthread_mutex_unlock(&cls__wlock);
+}
+
+/* Called by the monitor: a job that has waited CLS__STARVE_NS with no
+ * idle worker gets a new worker. */
+static void cls__feed_starved(void) {
+  pthread_mutex_lock(&cls__wlock);
+  if (cls__whead && cls__widle == 0 && cls__wstarved &&
+      cls__now_ns() - cls__wstarved >= CLS__STARVE_NS &&
+      cls__wthreads < CLS__MAX_WORKERS && cls__spawn(cls__worker)) {
+    cls__wthreads++;
+    cls__wstarved = cls__now_ns();
   }
-  pthread_cond_signal(&cls__wcond);
   pthread_mutex_unlock(&cls__wlock);
 }
 
@@ -568,7 +606,7 @@ typedef struct cls__host {
 static pthread_mutex_t cls__mon_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cls__mon_cond = PTHREAD_COND_INITIALIZER;
 static cls__host *cls__pending;
-static int cls__mon_started;
+static int cls__mon_resting; /* the monitor waits without polling */
 
 static void cls__unlist(cls__host *h) {
   if (h->prev)
@@ -589,11 +627,28 @@ static void cls__claim(cls__host *h, cl_int status, int locked) {
   cls__ocl_post(&h->job);
 }
 
+/* The monitor: every 5 ms while host jobs are pending (and for a second
+ * after), it claims jobs whose trigger failed and feeds starved queues;
+ * otherwise it rests, waking every 100 ms to feed starved queues. */
 static void *cls__monitor(void *arg) {
   (void)arg;
+  int quiet = 0;
   pthread_mutex_lock(&cls__mon_lock);
   for (;;) {
-    while (!cls__pending) pthread_cond_wait(&cls__mon_cond, &cls__mon_lock);
+    quiet = cls__pending ? 0 : quiet + 1;
+    struct timespec t;
+    if (quiet > 200) {
+      cls__mon_resting = 1;
+      clock_gettime(CLOCK_MONOTONIC, &t);
+      t.tv_nsec += 100 * 1000000L;
+      if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&cls__mon_cond, &cls__mon_lock, &t);
+      cls__mon_resting = 0;
+      if (cls__pending) quiet = 0;
+    }
     for (cls__host *h = cls__pending, *next; h; h = next) {
       next = h->next;
       cl_int st = cls__status(h->marker); /* a query, never a wait */
@@ -601,11 +656,23 @@ static void *cls__monitor(void *arg) {
         cls__claim(h, st, 1);
     }
     pthread_mutex_unlock(&cls__mon_lock);
-    struct timespec t = {0, 10 * 1000000L};
-    nanosleep(&t, NULL);
+    cls__feed_starved();
+    if (quiet <= 200) {
+      struct timespec d = {0, 5 * 1000000L};
+      nanosleep(&d, NULL);
+    }
     pthread_mutex_lock(&cls__mon_lock);
   }
   return NULL;
+}
+
+static void cls__start_monitor(void) {
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&cls__mon_cond, &ca);
+  pthread_condattr_destroy(&ca);
+  cls__spawn(cls__monitor);
 }
 
 static void cls__host_run(cls__ocl_job *j) {
@@ -655,19 +722,12 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
   }
   if (err == CL_SUCCESS) {
     h->marker = m;
+    pthread_once(&cls__monitor_once, cls__start_monitor);
     pthread_mutex_lock(&cls__mon_lock);
     h->next = cls__pending;
     if (cls__pending) cls__pending->prev = h;
     cls__pending = h;
-    if (!cls__mon_started) {
-      pthread_t t;
-      pthread_attr_t a;
-      pthread_attr_init(&a);
-      pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-      cls__mon_started = pthread_create(&t, &a, cls__monitor, NULL) == 0;
-      pthread_attr_destroy(&a);
-    }
-    pthread_cond_signal(&cls__mon_cond);
+    if (cls__mon_resting) pthread_cond_signal(&cls__mon_cond);
     pthread_mutex_unlock(&cls__mon_lock);
     if (clSetEventCallback(m, CL_COMPLETE, cls__host_cb, h) != CL_SUCCESS)
       atomic_store(&h->poll, 1); /* the monitor runs it when m completes */
