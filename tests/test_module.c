@@ -495,6 +495,91 @@ START_TEST(launch_stream_order) {
 }
 END_TEST
 
+/* Parameter types beyond the built-in scalars and vectors: a double (when
+ * the device compiles fp64), a NULL device pointer, a typedef'd scalar and
+ * a struct by value.  cudaLaunchKernel takes all of them; the OpenCL
+ * backend may reject the last two (it sizes parameters from their type
+ * names), but then cleanly: InvalidValue and nothing launched. */
+START_TEST(launch_other_param_types) {
+  const char *src =
+      "typedef int myint;\n"
+      "typedef struct { int a; float b; long c; } trio;\n"
+      "CLS_KERNEL void take_null(CLS_GLOBAL int *maybe, CLS_GLOBAL int *o) {\n"
+      "  o[0] = maybe == 0 ? 7 : 9; }\n"
+      "CLS_KERNEL void take_typedef(CLS_GLOBAL int *o, myint v) { o[0] = v; }\n"
+      "CLS_KERNEL void take_struct(CLS_GLOBAL long *o, trio t) {\n"
+      "  o[0] = t.a; o[1] = (long)(t.b * 2.0f); o[2] = t.c; }\n";
+  clsModule_t m;
+  clsError_t r = clsModuleLoadData(&m, src, NULL);
+  ck_assert_msg(r == clsSuccess, "%s\n%s", clsGetErrorName(r),
+                clsGetLastBuildLog());
+  int64_t *o = NULL;
+  CK_OK(clsMalloc((void **)&o, 4 * sizeof(int64_t)));
+  CK_OK(clsMemset(o, 0, 4 * sizeof(int64_t)));
+  clsDim3 g = {1, 1, 1}, b = {1, 1, 1};
+
+  int *nul = NULL, *oi = (int *)o;
+  void *a1[] = {&nul, &oi};
+  CK_OK(clsLaunchKernel(get_fn(m, "take_null"), g, b, a1, 0, NULL));
+  int hi = 0;
+  CK_OK(clsMemcpy(&hi, oi, sizeof hi, clsMemcpyDeviceToHost));
+  ck_assert_int_eq(hi, 7);
+
+  int v = 12345;
+  void *a2[] = {&oi, &v};
+  r = clsLaunchKernel(get_fn(m, "take_typedef"), g, b, a2, 0, NULL);
+  ck_assert_msg(r == clsSuccess || r == clsErrorInvalidValue,
+                "typedef'd parameter: %s", clsGetErrorName(r));
+  CK_OK(clsMemcpy(&hi, oi, sizeof hi, clsMemcpyDeviceToHost));
+  ck_assert_int_eq(hi, r == clsSuccess ? 12345 : 7);
+  if (r != clsSuccess)
+    printf("NOTE launch_other_param_types: typedef'd parameter rejected\n");
+
+  struct {
+    int a;
+    float b;
+    int64_t c;
+  } t = {5, 1.5f, 1234567890123LL};
+  CK_OK(clsMemset(o, 0, 4 * sizeof(int64_t)));
+  void *a3[] = {&o, &t};
+  r = clsLaunchKernel(get_fn(m, "take_struct"), g, b, a3, 0, NULL);
+  ck_assert_msg(r == clsSuccess || r == clsErrorInvalidValue,
+                "struct parameter: %s", clsGetErrorName(r));
+  int64_t h[3];
+  CK_OK(clsMemcpy(h, o, sizeof h, clsMemcpyDeviceToHost));
+  if (r == clsSuccess) {
+    ck_assert_int_eq(h[0], 5);
+    ck_assert_int_eq(h[1], 3);
+    ck_assert_int_eq(h[2], 1234567890123LL);
+  } else {
+    ck_assert_int_eq(h[0], 0);
+    ck_assert_int_eq(h[2], 0);
+    printf("NOTE launch_other_param_types: struct parameter rejected\n");
+  }
+  CK_OK(clsModuleUnload(m));
+
+  /* double, where the device has fp64. */
+  const char *dsrc =
+      "CLS_KERNEL void take_double(CLS_GLOBAL double *o, double d, int i) {\n"
+      "  o[0] = d * 2.0; o[1] = (double)i; }\n";
+  r = clsModuleLoadData(&m, dsrc, NULL);
+  if (r == clsErrorInvalidSource) {
+    printf("NOTE launch_other_param_types: no fp64 on this device\n");
+  } else {
+    CK_OK(r);
+    double d = 1.25, hd[2] = {0, 0};
+    double *od = (double *)o;
+    int i = -3;
+    void *a4[] = {&od, &d, &i};
+    CK_OK(clsLaunchKernel(get_fn(m, "take_double"), g, b, a4, 0, NULL));
+    CK_OK(clsMemcpy(hd, od, sizeof hd, clsMemcpyDeviceToHost));
+    ck_assert_msg(hd[0] == 2.5 && hd[1] == -3.0, "got %g %g", hd[0], hd[1]);
+    CK_OK(clsModuleUnload(m));
+  }
+  CK_OK(clsFree(o));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("module");
   TCase *tc = tcase_timed("module", 90);
@@ -512,6 +597,7 @@ int main(void) {
   tcase_add_test(tc, launch_invalid_configuration);
   tcase_add_test(tc, unload_handles_and_pending_launch);
   tcase_add_test(tc, launch_stream_order);
+  tcase_add_test(tc, launch_other_param_types);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
