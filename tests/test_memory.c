@@ -475,6 +475,37 @@ START_TEST(free_waits_for_pending_work) {
 }
 END_TEST
 
+/* Invalid pointers and ranges, as cudaFree / cudaMemcpy / cudaMemset
+ * report them: InvalidValue, and nothing is freed or written. */
+START_TEST(invalid_pointers_and_ranges) {
+  int *d = dev_ints(16);
+  dev_set(d, 3, 16);
+  int h[32];
+  CK_CLS(clsMemcpy(h, d, 17 * sizeof(int), clsMemcpyDeviceToHost),
+         clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_CLS(clsMemcpy(h, d + 8, 9 * sizeof(int), clsMemcpyDeviceToHost),
+         clsErrorInvalidValue);
+  CK_CLS(clsMemset(d + 8, 0, 9 * sizeof(int)), clsErrorInvalidValue);
+  CK_CLS(clsMemsetAsync(d + 8, 0, 9 * sizeof(int), NULL),
+         clsErrorInvalidValue);
+  CK_CLS(clsMemset(h, 0, sizeof h), clsErrorInvalidValue);
+  CK_CLS(clsFree(h), clsErrorInvalidValue);
+  CK_CLS(clsFree(d + 1), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  /* The allocation is intact and still usable. */
+  CK_OK(clsMemcpy(h, d + 8, 8 * sizeof(int), clsMemcpyDeviceToHost));
+  host_expect(h, 3, 8, "h");
+  dev_expect(d, 3, 16, "d");
+  CK_OK(clsFree(d));
+  CK_CLS(clsFree(d), clsErrorInvalidValue);
+  int *pin = NULL;
+  CK_OK(clsMallocHost((void **)&pin, 64));
+  CK_OK(clsFreeHost(pin));
+  CK_CLS(clsFreeHost(pin), clsErrorInvalidValue);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("memory");
   TCase *tc = tcase_timed("memory", 60);
@@ -494,6 +525,7 @@ int main(void) {
   tcase_add_test(tc, async_on_destroyed_stream);
   tcase_add_test(tc, async_mixed_stream_order);
   tcase_add_test(tc, free_waits_for_pending_work);
+  tcase_add_test(tc, invalid_pointers_and_ranges);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
