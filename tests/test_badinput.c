@@ -23,6 +23,9 @@
  * its call, the codes and the source.  After a failing call the thread's
  * last error must hold the same code (SEMANTICS.md, Errors).
  *
+ * CLSTREAM_BADINPUT_LIST=1 lists the cases; CLSTREAM_BADINPUT_CASE=text
+ * runs only those whose name contains the text.
+ *
  * Use-after-destroy runs under ASan too (CLSTREAM_SANITIZE): a destroyed
  * handle's object is freed, so touching it would be reported. */
 #include "support.h"
@@ -1300,9 +1303,13 @@ static clsError_t run_in_host_fn(const bcase *c, fx *x, int index) {
 
 static fx the_fx;
 
+/* CLSTREAM_BADINPUT_CASE: run only the cases whose name contains it. */
+static const char *only_case;
+
 START_TEST(bad_input) {
   bcase c;
   case_at((size_t)_i, &c);
+  if (only_case && !strstr(c.name, only_case)) return;
   fx *x = &the_fx;
   memset(x, 0, sizeof *x);
   if (c.needs & NO_FX) {
@@ -1350,6 +1357,8 @@ int main(void) {
    * before the first clstream call of every (forked) test, and for
    * CK_FORK=no runs too. */
   setenv("CLSTREAM_SPLIT_DEVICES", "2", 1);
+  only_case = getenv("CLSTREAM_BADINPUT_CASE");
+  if (only_case && !*only_case) only_case = NULL;
   const char *l = getenv("CLSTREAM_BADINPUT_LIST");
   if (l && *l && strcmp(l, "0") != 0) {
     list_cases();
