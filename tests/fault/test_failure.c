@@ -240,12 +240,18 @@ START_TEST(legacy_after_failed_blocking_stream_fails) {
 }
 END_TEST
 
-/* Whether the error is sticky.  CUDA: a launch failure is sticky; every
- * later call in the process returns it (the context must be rebuilt).
- * clstream on OpenCL: the error belongs to the commands that failed and
- * to those that wait for them; an event re-recorded after the failure
- * and a new stream's work complete normally.  This test pins that
- * behaviour (a documented deviation). */
+/* Whether the error is sticky.  CUDA (13.0 on an H200, measured with a
+ * kernel that calls __trap()): yes, for the whole context: afterwards every
+ * call returns cudaErrorLaunchFailure, including a query of an event that
+ * completed before the failure, a query of another idle stream, creating a
+ * stream or an event, a launch, cudaMalloc and cudaDeviceSynchronize; the
+ * host function behind the failure did not run, the callback ran once with
+ * cudaErrorLaunchFailure.  clstream on OpenCL keeps no error state of its
+ * own: the error belongs to the failed command and to the commands that
+ * depend on it as the driver reports them (here, the shim fails later
+ * commands of the same in-order queue too); other streams, new streams and
+ * an event re-recorded after the failure work normally.  This test pins
+ * that behaviour, a deviation from CUDA. */
 START_TEST(error_is_not_sticky) {
   g_cb_mode = _i;
   failed f;
