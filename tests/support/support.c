@@ -404,9 +404,19 @@ char *capture_end(capture *c) {
 
 /* ---- Runner ---------------------------------------------------------- */
 
+/* Runs before each test, in the test's process.  When Check forks (the
+ * default), it does nothing: the library must first be called by the test
+ * itself, after any setenv.  Under CK_FORK=no all tests share a process, so
+ * it clears the last error an earlier test left behind. */
+static void fixture_setup(void) {
+  const char *f = getenv("CK_FORK");
+  if (f && strcmp(f, "no") == 0) (void)clsGetLastError();
+}
+
 TCase *tcase_timed(const char *name, double timeout_s) {
   TCase *tc = tcase_create(name);
   tcase_set_timeout(tc, timeout_s);
+  tcase_add_checked_fixture(tc, fixture_setup, NULL);
   return tc;
 }
 
