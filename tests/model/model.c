@@ -1324,6 +1324,10 @@ static void run_isolated(const prog *p, int reps, int timeout_s, result *res) {
       snprintf(res->msg, sizeof res->msg, "exit status %d",
                WEXITSTATUS(status));
     }
+    if (!res->msg[0])
+      snprintf(res->msg, sizeof res->msg,
+               "exit status %d without a message (output: \"%.200s\")",
+               WEXITSTATUS(status), buf);
   }
 }
 
