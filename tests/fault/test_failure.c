@@ -240,6 +240,27 @@ START_TEST(legacy_after_failed_blocking_stream_fails) {
 }
 END_TEST
 
+/* A failed async copy from pageable memory (staged by the library): the
+ * stream reports the failure, and the staging copy is freed even when the
+ * driver never calls the failed copy's CL_COMPLETE callback (loop index
+ * 1; under CLSTREAM_SANITIZE=address LeakSanitizer checks the free). */
+START_TEST(failed_pageable_copy_reports_launch_failure) {
+  g_cb_mode = _i;
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  int *d = dev_ints(256);
+  CK_OK(clsDeviceSynchronize());
+  int *h = malloc(256 * sizeof *h);
+  for (int i = 0; i < 256; ++i) h[i] = i;
+  fail_next_command();
+  CK_OK(clsMemcpyAsync(d, h, 256 * sizeof *h, clsMemcpyHostToDevice, s));
+  free(h); /* the caller may reuse pageable memory at once */
+  CK_CLS(soon(bg_stream_sync, s, "clsStreamSynchronize"),
+         clsErrorLaunchFailure);
+  CK_CLS(clsStreamQuery(s), clsErrorLaunchFailure);
+}
+END_TEST
+
 /* Whether the error is sticky.  CUDA (13.0 on an H200, measured with a
  * kernel that calls __trap()): yes, for the whole context: afterwards every
  * call returns cudaErrorLaunchFailure, including a query of an event that
@@ -286,6 +307,7 @@ int main(void) {
   tcase_add_loop_test(tc, host_function_behind_failure_is_skipped_without_hang, 0, 2);
   tcase_add_loop_test(tc, wait_on_failed_event_propagates, 0, 2);
   tcase_add_loop_test(tc, legacy_after_failed_blocking_stream_fails, 0, 2);
+  tcase_add_loop_test(tc, failed_pageable_copy_reports_launch_failure, 0, 2);
   tcase_add_loop_test(tc, error_is_not_sticky, 0, 2);
   suite_add_tcase(s, tc);
   return run_suite(s);
