@@ -163,7 +163,7 @@ int main(int argc, char **argv) {
   }
 
   for (int d = 0; d < count; ++d) {
-    const clsDeviceProp *p = &props[d];
+    clsDeviceProp *p = &props[d];
     printf("\ndevice %d: %s%s\n", d, prop_err[d] ? "?" : p->name,
            d == def ? " (default)" : "");
     if (prop_err[d] != clsSuccess) {
@@ -185,6 +185,10 @@ int main(int argc, char **argv) {
     /* Selecting the device says whether (and why not) clstream can use it,
      * and makes it current for clsDeviceGetStreamPriorityRange. */
     clsError_t sel = clsSetDevice(d);
+    /* The timing fallback is decided when the device is first opened. */
+    clsDeviceProp opened;
+    if (sel == clsSuccess && clsGetDeviceProperties(&opened, d) == clsSuccess)
+      p->timingFallback = opened.timingFallback;
     int least = 0, greatest = 0;
     clsError_t prio_err = clsErrorNotSupported;
     if (sel == clsSuccess)

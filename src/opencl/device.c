@@ -362,6 +362,12 @@ static clsError_t cls__open(cls__ocl_device *d) {
     return cls__reason(clsErrorMemoryAllocation,
                        "device %d: clSVMAlloc of 64 bytes failed", d->index);
   cls__validate_timestamps(d);
+  /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
+   * driver with good marker timestamps still exercises it), =0 forbids it
+   * (to measure what it costs). */
+  const char *force = getenv("CLSTREAM_TIMING_FALLBACK");
+  if (force && (*force == '0' || *force == '1'))
+    d->timing_fallback = *force == '1';
   return clsSuccess;
 }
 
