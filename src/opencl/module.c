@@ -424,7 +424,11 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
     }
     const cls__oarg *p = &f->args[i];
     if (p->kind == CLS__ARG_POINTER) {
-      err = clSetKernelArgSVMPointer(f->k, i, *(void *const *)a);
+      void *ptr = *(void *const *)a;
+      /* NVIDIA rejects a NULL SVM pointer; a NULL buffer argument is the
+       * portable way to pass a null pointer. */
+      err = ptr ? clSetKernelArgSVMPointer(f->k, i, ptr)
+                : clSetKernelArg(f->k, i, sizeof(cl_mem), NULL);
     } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
       err = clSetKernelArg(f->k, i, p->size, a);
     } else {
