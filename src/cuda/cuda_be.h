@@ -115,6 +115,11 @@ static inline clsError_t cls__cuda_rt(cudaError_t e, const char *what) {
 
 /* Makes `dev` the calling thread's current CUDA device. */
 static inline clsError_t cls__cuda_use(int dev) {
+  /* Reading the current device is a thread-local lookup; setting it is
+   * not free, and it is usually already right. */
+  int cur;
+  if (CLS__LIKELY(cudaGetDevice(&cur) == cudaSuccess && cur == dev))
+    return clsSuccess;
   return cls__cuda_rt(cudaSetDevice(dev), "cudaSetDevice");
 }
 
