@@ -64,7 +64,15 @@ set(_cls_supp ${CMAKE_CURRENT_SOURCE_DIR}/tests/sanitizers)
 #   shim (tests/fault) put it ahead of the ASan runtime in the library
 #   list; the shim is instrumented and defines no allocator, so the
 #   runtime's interceptors still come before libc's.
-set(_cls_asan "detect_leaks=1:use_sigaltstack=0:allocator_may_return_null=1:verify_asan_link_order=0:detect_stack_use_after_return=1:strict_string_checks=1")
+# - fast_unwind_on_malloc=0, malloc_context_size=12: PoCL and LLVM have no
+#   frame pointers, so the fast unwinder stops at their first frame; the
+#   slow one reaches the PoCL frame that tests/sanitizers/lsan.supp names
+#   (kernel compilation leaks, seen whenever PoCL's kernel cache misses).
+# - intercept_tls_get_addr=0: with it, LSan's tracer sometimes dies with
+#   "Tracer caught signal 11" reading a stale dynamic-TLS block (a DTV
+#   entry of a library PoCL dlopens for kernels and LLVM), failing a test
+#   at exit.  Our code's TLS is static and still scanned.
+set(_cls_asan "detect_leaks=1:use_sigaltstack=0:allocator_may_return_null=1:verify_asan_link_order=0:fast_unwind_on_malloc=0:malloc_context_size=12:intercept_tls_get_addr=0:detect_stack_use_after_return=1:strict_string_checks=1")
 set(_cls_lsan "suppressions=${_cls_supp}/lsan.supp:print_suppressions=0")
 set(_cls_ubsan "suppressions=${_cls_supp}/ubsan.supp:print_stacktrace=1:halt_on_error=1")
 # TSan: allocator_may_return_null=1 as for ASan; exitcode 66 fails the test
