@@ -53,9 +53,9 @@
  *
  * The longer run (not in CI; about 0.05 s per sequence on PoCL, 2 cores):
  *   build/tests/model/clstream-model --seeds 100000 --start 1000001 \
- *       --no-shrink --timeout 5 --max-failures 100000
- * A failure prints the seed and its (shrunk) replay; re-run one seed with
- * --seed S.
+ *       --no-shrink --no-confirm --timeout 5 --max-failures 100000
+ * --no-confirm names a failing seed without re-running and printing it;
+ * re-run one seed with --seed S to get its shrunk replay.
  */
 #include "clstream.h"
 #include "clstream_kernels.h"
@@ -1369,11 +1369,17 @@ static void shrink(prog *p, int timeout_s, int quiet) {
             p->nops, runs);
 }
 
+static int g_confirm = 1;
+
 static void report(unsigned long long seed, int nops, int timeout_s,
                    int do_shrink, const char *first_msg) {
   prog p;
   generate(&p, seed, nops);
   fprintf(stderr, "clstream-model: seed %llu FAILED: %s\n", seed, first_msg);
+  if (!g_confirm) { /* long runs: the seed alone; --seed S replays it */
+    free(p.ops);
+    return;
+  }
   result res;
   run_isolated(&p, 3, timeout_s, &res);
   if (!res.failed) {
@@ -1407,6 +1413,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--timeout") && v) timeout_s = atoi(argv[++i]);
     else if (!strcmp(a, "--max-failures") && v) maxfail = atoi(argv[++i]);
     else if (!strcmp(a, "--no-shrink")) do_shrink = 0;
+    else if (!strcmp(a, "--no-confirm")) g_confirm = 0;
     else if (!strcmp(a, "--shrink-seconds") && v) g_shrink_s = atoi(argv[++i]);
     else if (!strcmp(a, "--strict-waits")) g_strict_waits = 1;
     else if (!strcmp(a, "--lenient-waits")) g_strict_waits = 0;
@@ -1416,7 +1423,7 @@ int main(int argc, char **argv) {
       fprintf(stderr,
               "usage: %s [--seeds N] [--start S] [--seed S] [--ops N] "
               "[--timeout SEC] [--max-failures N] [--no-shrink] "
-              "[--shrink-seconds S] [--print] [--quiet] [--lenient-waits]\n",
+              "[--no-confirm] [--shrink-seconds S] [--print] [--quiet] [--lenient-waits]\n",
               argv[0]);
       return 2;
     }
