@@ -2,6 +2,7 @@
  * are SVM commands on the stream's queue. */
 #include "ocl.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -52,23 +53,31 @@ static clsError_t cls__finish_cmd(cls__bstream *s, cls__ocl_batch *b,
   return r;
 }
 
-static void CL_CALLBACK cls__free_staging(cl_event ev, cl_int status,
-                                          void *p) {
-  (void)ev;
-  (void)status;
-  free(p); /* no OpenCL call, no user code */
+/* A staged source, freed once its copy completes or fails. */
+typedef struct cls__staging {
+  cls__ocl_watch watch;
+  unsigned char data[];
+} cls__staging;
+
+static void cls__staging_run(cls__ocl_job *j) {
+  cls__staging *st = (cls__staging *)j;
+  clReleaseEvent(st->watch.ev);
+  free(st);
 }
 
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                          size_t n, clsMemcpyKind kind, int mode) {
   (void)kind; /* SVM copies take any mix of SVM and host pointers */
-  void *staging = NULL;
+  cls__staging *staging = NULL;
   if (mode == CLS__COPY_STAGE) {
-    staging = malloc(n);
-    if (staging)
-      memcpy(staging, src, n);
-    else
+    staging = n <= SIZE_MAX - sizeof *staging ? malloc(sizeof *staging + n)
+                                              : NULL;
+    if (staging) {
+      memcpy(staging->data, src, n);
+      staging->watch.job.run = cls__staging_run;
+    } else {
       mode = CLS__COPY_BLOCKING; /* no room to stage: wait instead */
+    }
   }
   cls__ocl_batch b;
   cl_event ev = NULL;
@@ -76,19 +85,15 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
   b.what = "memcpy";
   b.cat = "copy";
   b.work = 1;
-  cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, staging ? staging : src,
-                                  n, b.n, b.list, &ev);
-  int free_now = 0;
-  if (staging && (err != CL_SUCCESS ||
-                  clSetEventCallback(ev, CL_COMPLETE, cls__free_staging,
-                                     staging) != CL_SUCCESS)) {
-    free_now = 1; /* after the copy, if it was enqueued */
-    mode = CLS__COPY_BLOCKING;
-  }
-  clsError_t r = cls__finish_cmd(s, &b, err, ev, mode == CLS__COPY_BLOCKING,
-                                 "clEnqueueSVMMemcpy");
-  if (free_now) free(staging);
-  return r;
+  cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst,
+                                  staging ? staging->data : src, n, b.n,
+                                  b.list, &ev);
+  if (staging && err == CL_SUCCESS)
+    cls__ocl_watch_event(&staging->watch, ev); /* frees it when done */
+  else
+    free(staging);
+  return cls__finish_cmd(s, &b, err, ev, mode == CLS__COPY_BLOCKING,
+                         "clEnqueueSVMMemcpy");
 }
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,

@@ -170,6 +170,21 @@ void cls__trace_command(cls__bstream *s, cl_event ev,
 /* Writes the trace file with every command completed so far. */
 void cls__trace_write(void);
 
+/* A job to run on a worker once an event completes or fails, exactly
+ * once, also where the driver skips CL_COMPLETE callbacks for failed
+ * commands (PoCL): a callback and the monitor thread race to claim it.
+ * job.run gets job.status = the event's final status; it must release
+ * `ev` (the watch's reference) and free the watch. */
+typedef struct cls__ocl_watch {
+  cls__ocl_job job;
+  cl_event ev;
+  atomic_int claimed;
+  atomic_int poll; /* no callback: the monitor claims on CL_COMPLETE too */
+  struct cls__ocl_watch *next, *prev; /* pending list */
+} cls__ocl_watch;
+/* Starts watching ev (retained by the watch; `w` zeroed but for job.run). */
+void cls__ocl_watch_event(cls__ocl_watch *w, cl_event ev);
+
 /* Blocks until ev completes; sleeps rather than spins when `sleep` is set.
  * clsErrorLaunchFailure if the command ended in error. */
 clsError_t cls__ocl_wait(cl_event ev, int sleep);

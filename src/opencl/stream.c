@@ -582,53 +582,34 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
 
 /* ---- Host jobs -------------------------------------------------------- */
 
-/* A host function: marker M (after the stream's earlier work) hands the
- * job to a worker; gate G (the stream's next command) waits for user
- * event U, which the worker completes once the function returns.
- *
- * Some drivers (PoCL) never call a CL_COMPLETE callback for a command that
- * fails, which would leave the job unrun and its stream held forever.  So
- * pending jobs are also listed, and a monitor thread polls their markers
- * while any are pending; whichever of callback and monitor claims a job
- * first posts it, exactly once.  The failure reaches U, so the stream's
- * later work fails too (as a CUDA context error would). */
-typedef struct cls__host {
-  cls__ocl_job job;
-  cls__job_fn fn;
-  void *arg;
-  cl_event user;
-  cl_event marker;
-  atomic_int claimed;
-  atomic_int poll; /* no callback: the monitor also claims on CL_COMPLETE */
-  struct cls__host *next, *prev; /* pending list (under cls__mon_lock) */
-} cls__host;
+/* ---- Watches ---------------------------------------------------------- */
 
 static pthread_mutex_t cls__mon_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cls__mon_cond = PTHREAD_COND_INITIALIZER;
-static cls__host *cls__pending;
+static cls__ocl_watch *cls__pending;
 static int cls__mon_resting; /* the monitor waits without polling */
 
-static void cls__unlist(cls__host *h) {
-  if (h->prev)
-    h->prev->next = h->next;
+static void cls__unlist(cls__ocl_watch *w) {
+  if (w->prev)
+    w->prev->next = w->next;
   else
-    cls__pending = h->next;
-  if (h->next) h->next->prev = h->prev;
-  h->next = h->prev = NULL;
+    cls__pending = w->next;
+  if (w->next) w->next->prev = w->prev;
+  w->next = w->prev = NULL;
 }
 
-/* Posts h with `status` unless the other path already did. */
-static void cls__claim(cls__host *h, cl_int status, int locked) {
-  if (atomic_exchange(&h->claimed, 1)) return;
+/* Posts w with `status` unless the other path already did. */
+static void cls__claim(cls__ocl_watch *w, cl_int status, int locked) {
+  if (atomic_exchange(&w->claimed, 1)) return;
   if (!locked) pthread_mutex_lock(&cls__mon_lock);
-  cls__unlist(h);
+  cls__unlist(w);
   if (!locked) pthread_mutex_unlock(&cls__mon_lock);
-  h->job.status = status;
-  cls__ocl_post(&h->job);
+  w->job.status = status;
+  cls__ocl_post(&w->job);
 }
 
-/* The monitor: every 5 ms while host jobs are pending (and for a second
- * after), it claims jobs whose trigger failed and feeds starved queues;
+/* The monitor: every 5 ms while watches are pending (and for a second
+ * after), it claims those whose event failed and feeds starved queues;
  * otherwise it rests, waking every 100 ms to feed starved queues. */
 static void *cls__monitor(void *arg) {
   (void)arg;
@@ -649,11 +630,11 @@ static void *cls__monitor(void *arg) {
       cls__mon_resting = 0;
       if (cls__pending) quiet = 0;
     }
-    for (cls__host *h = cls__pending, *next; h; h = next) {
-      next = h->next;
-      cl_int st = cls__status(h->marker); /* a query, never a wait */
-      if (st < 0 || (st == CL_COMPLETE && atomic_load(&h->poll)))
-        cls__claim(h, st, 1);
+    for (cls__ocl_watch *w = cls__pending, *next; w; w = next) {
+      next = w->next;
+      cl_int st = cls__status(w->ev); /* a query, never a wait */
+      if (st < 0 || (st == CL_COMPLETE && atomic_load(&w->poll)))
+        cls__claim(w, st, 1);
     }
     pthread_mutex_unlock(&cls__mon_lock);
     cls__feed_starved();
@@ -675,25 +656,56 @@ static void cls__start_monitor(void) {
   cls__spawn(cls__monitor);
 }
 
+static void CL_CALLBACK cls__watch_cb(cl_event ev, cl_int status, void *p) {
+  (void)ev;
+  cls__claim(p, status, 0);
+}
+
+void cls__ocl_watch_event(cls__ocl_watch *w, cl_event ev) {
+  clRetainEvent(ev);
+  w->ev = ev;
+  atomic_init(&w->claimed, 0);
+  atomic_init(&w->poll, 0);
+  pthread_once(&cls__monitor_once, cls__start_monitor);
+  pthread_mutex_lock(&cls__mon_lock);
+  w->prev = NULL;
+  w->next = cls__pending;
+  if (cls__pending) cls__pending->prev = w;
+  cls__pending = w;
+  if (cls__mon_resting) pthread_cond_signal(&cls__mon_cond);
+  pthread_mutex_unlock(&cls__mon_lock);
+  if (clSetEventCallback(ev, CL_COMPLETE, cls__watch_cb, w) != CL_SUCCESS)
+    atomic_store(&w->poll, 1); /* the monitor claims it on completion */
+}
+
+/* ---- Host jobs -------------------------------------------------------- */
+
+/* A host function: marker M (after the stream's earlier work) hands the
+ * job to a worker (through a watch, so a failed M still runs it); gate G
+ * (the stream's next command) waits for user event U, which the worker
+ * completes once the function returns.  A failure reaches U, so the
+ * stream's later work fails too (as after a CUDA context error). */
+typedef struct cls__host {
+  cls__ocl_watch watch; /* watch.ev is M */
+  cls__job_fn fn;
+  void *arg;
+  cl_event user;
+} cls__host;
+
 static void cls__host_run(cls__ocl_job *j) {
   cls__host *h = (cls__host *)j;
   h->fn(h->arg, j->status < 0 ? clsErrorLaunchFailure : clsSuccess);
   clSetUserEventStatus(h->user, j->status < 0 ? j->status : CL_COMPLETE);
   clReleaseEvent(h->user);
-  clReleaseEvent(h->marker);
+  clReleaseEvent(h->watch.ev);
   free(h);
-}
-
-static void CL_CALLBACK cls__host_cb(cl_event ev, cl_int status, void *p) {
-  (void)ev;
-  cls__claim(p, status, 0);
 }
 
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
                                   void *job) {
   cls__host *h = calloc(1, sizeof *h);
   if (!h) return cls__reason(clsErrorMemoryAllocation, "out of memory");
-  h->job.run = cls__host_run;
+  h->watch.job.run = cls__host_run;
   h->fn = run;
   h->arg = job;
   cl_int err;
@@ -721,16 +733,8 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
     cls__ocl_end(s, &b, NULL);
   }
   if (err == CL_SUCCESS) {
-    h->marker = m;
-    pthread_once(&cls__monitor_once, cls__start_monitor);
-    pthread_mutex_lock(&cls__mon_lock);
-    h->next = cls__pending;
-    if (cls__pending) cls__pending->prev = h;
-    cls__pending = h;
-    if (cls__mon_resting) pthread_cond_signal(&cls__mon_cond);
-    pthread_mutex_unlock(&cls__mon_lock);
-    if (clSetEventCallback(m, CL_COMPLETE, cls__host_cb, h) != CL_SUCCESS)
-      atomic_store(&h->poll, 1); /* the monitor runs it when m completes */
+    cls__ocl_watch_event(&h->watch, m);
+    clReleaseEvent(m); /* the watch holds its own reference */
     return clsSuccess;
   }
   if (m) clReleaseEvent(m);
