@@ -98,12 +98,45 @@ START_TEST(wait_on_legacy_stream_waits_for_blocking_streams) {
 }
 END_TEST
 
+/* Long-run seed 1075140 (library with the on-demand worker pool, a4c4aea):
+ * with a host function held on a non-blocking stream, a host function on
+ * the legacy stream that became ready at about the same time never ran,
+ * so clsStreamSynchronize(NULL) hung after its gate was released.  In
+ * cls__ocl_post a job that finds cls__widle > 0 only signals, even when
+ * that idle worker was already signalled for an earlier job; the worker
+ * then takes the earlier job (which blocks) and clears cls__wstarved, so
+ * the monitor never starts a worker for the queued one.  Host functions
+ * of different streams must not wait for each other. */
+START_TEST(host_functions_of_two_streams_both_run) {
+  for (int round = 0; round < 20; ++round) {
+    clsStream_t a, b;
+    CK_OK(clsStreamCreateWithFlags(&a, clsStreamNonBlocking));
+    CK_OK(clsStreamCreateWithFlags(&b, clsStreamNonBlocking));
+    CK_OK(clsDeviceSynchronize());
+    gate *ga = gate_new(), *gb = gate_new();
+    gate_hold(ga, a);
+    gate_hold(gb, b);
+    int ea = gate_wait_entered(ga, 3000), eb = gate_wait_entered(gb, 3000);
+    ck_assert_msg(ea && eb,
+                  "round %d: with one host function held, the other one "
+                  "(another stream) never started (a: %d, b: %d)",
+                  round, ea, eb);
+    gate_release(ga);
+    gate_release(gb);
+    CK_OK(clsDeviceSynchronize());
+    CK_OK(clsStreamDestroy(a));
+    CK_OK(clsStreamDestroy(b));
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("model_repro");
-  TCase *tc = tcase_timed("repro", 30);
+  TCase *tc = tcase_timed("repro", 90);
   tcase_add_test(tc, sync_after_pending_wait_ignores_later_legacy_work);
   tcase_add_test(tc, legacy_waits_for_pending_wait_of_blocking_stream);
   tcase_add_test(tc, wait_on_legacy_stream_waits_for_blocking_streams);
+  tcase_add_test(tc, host_functions_of_two_streams_both_run);
   suite_add_tcase(su, tc);
   return run_suite(su);
 }
