@@ -60,9 +60,7 @@ typedef struct cls__staging {
 } cls__staging;
 
 static void cls__staging_run(cls__ocl_job *j) {
-  cls__staging *st = (cls__staging *)j;
-  clReleaseEvent(st->watch.ev);
-  free(st);
+  cls__ocl_watch_done((cls__ocl_watch *)j); /* frees the staging copy */
 }
 
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,

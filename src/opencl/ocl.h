@@ -172,18 +172,24 @@ void cls__trace_write(void);
 
 /* A job to run on a worker once an event completes or fails, exactly
  * once, also where the driver skips CL_COMPLETE callbacks for failed
- * commands (PoCL): a callback and the monitor thread race to claim it.
- * job.run gets job.status = the event's final status; it must release
- * `ev` (the watch's reference) and free the watch. */
+ * commands (PoCL): the event's callback and the monitor thread race to
+ * claim it.  job.run gets job.status = the event's final status and must
+ * end with cls__ocl_watch_done(w), which frees the watch (the struct it
+ * starts) once the monitor has let go of it too.  No driver callback ever
+ * takes a library lock on this path, so none can deadlock against a
+ * library thread that holds one while it queries the driver. */
 typedef struct cls__ocl_watch {
   cls__ocl_job job;
   cl_event ev;
   atomic_int claimed;
   atomic_int poll; /* no callback: the monitor claims on CL_COMPLETE too */
-  struct cls__ocl_watch *next, *prev; /* pending list */
+  atomic_int refs; /* the monitor's list and the job */
+  struct cls__ocl_watch *next, *prev; /* pending list (monitor's lock) */
 } cls__ocl_watch;
-/* Starts watching ev (retained by the watch; `w` zeroed but for job.run). */
+/* Starts watching ev (retained by the watch; only job.run need be set). */
 void cls__ocl_watch_event(cls__ocl_watch *w, cl_event ev);
+/* The end of every watch job: drops the job's reference. */
+void cls__ocl_watch_done(cls__ocl_watch *w);
 
 /* Blocks until ev completes; sleeps rather than spins when `sleep` is set.
  * clsErrorLaunchFailure if the command ended in error. */

@@ -131,67 +131,52 @@ static void cls__feed_starved(void) {
 
 /* ---- Waiting ---------------------------------------------------------- */
 
+/* A thread sleeping until an event completes, woken by a watch (so that
+ * a failed command, whose callback some drivers skip, still wakes it). */
 typedef struct cls__sleeper {
+  cls__ocl_watch watch;
   pthread_mutex_t m;
   pthread_cond_t c;
   int done;
+  atomic_int refs; /* the sleeper and the watch job */
 } cls__sleeper;
 
-static void CL_CALLBACK cls__wake(cl_event ev, cl_int status, void *p) {
-  (void)ev;
-  (void)status;
-  cls__sleeper *s = p;
+static void cls__sleeper_put(cls__sleeper *s) {
+  if (atomic_fetch_sub(&s->refs, 1) == 1) {
+    pthread_cond_destroy(&s->c);
+    pthread_mutex_destroy(&s->m);
+    cls__ocl_watch_done(&s->watch); /* frees s once the monitor lets go */
+  }
+}
+
+static void cls__sleeper_wake(cls__ocl_job *j) {
+  cls__sleeper *s = (cls__sleeper *)j;
   pthread_mutex_lock(&s->m);
   s->done = 1;
   pthread_cond_signal(&s->c);
   pthread_mutex_unlock(&s->m);
+  cls__sleeper_put(s);
 }
 
 clsError_t cls__ocl_wait(cl_event ev, int sleep) {
-  cl_int st;
   if (!sleep) {
     cl_int err = clWaitForEvents(1, &ev);
     if (err != CL_SUCCESS && err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
       return cls__ocl_error(err, "clWaitForEvents");
   } else {
-    /* Sleep on a condition variable woken by the event's callback; poll
-     * the status now and then too, since some drivers skip CL_COMPLETE
-     * callbacks for commands that fail. */
-    cls__sleeper *s = malloc(sizeof *s);
+    cls__sleeper *s = calloc(1, sizeof *s);
     if (!s) return cls__reason(clsErrorMemoryAllocation, "out of memory");
     pthread_mutex_init(&s->m, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&s->c, &ca);
-    pthread_condattr_destroy(&ca);
-    s->done = 0;
-    int registered =
-        clSetEventCallback(ev, CL_COMPLETE, cls__wake, s) == CL_SUCCESS;
+    pthread_cond_init(&s->c, NULL);
+    atomic_init(&s->refs, 2);
+    s->watch.job.run = cls__sleeper_wake;
+    cls__ocl_watch_event(&s->watch, ev);
     pthread_mutex_lock(&s->m);
-    while (!s->done) {
-      struct timespec t;
-      clock_gettime(CLOCK_MONOTONIC, &t);
-      t.tv_nsec += 20 * 1000000L;
-      if (t.tv_nsec >= 1000000000L) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000L;
-      }
-      if (pthread_cond_timedwait(&s->c, &s->m, &t) != ETIMEDOUT) continue;
-      st = cls__status(ev);
-      /* Once complete, a registered callback is about to come: wait for
-       * it so that `s` outlives it.  A failed command's may never come. */
-      if (st < 0 || (st == CL_COMPLETE && !registered)) break;
-    }
-    int freeable = s->done || !registered;
+    while (!s->done) pthread_cond_wait(&s->c, &s->m);
     pthread_mutex_unlock(&s->m);
-    if (freeable) {
-      pthread_cond_destroy(&s->c);
-      pthread_mutex_destroy(&s->m);
-      free(s);
-    } /* else a failed command whose callback may still fire: keep `s`. */
+    cls__sleeper_put(s);
   }
-  st = cls__status(ev);
+  cl_int st = cls__status(ev);
   if (st < 0)
     return cls__reason(clsErrorLaunchFailure,
                        "a command in the stream failed (status %d)", (int)st);
@@ -219,6 +204,14 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
         atomic_store_explicit(&t->last_done, 1, memory_order_release);
       }
     }
+    /* A clsStreamWaitEvent that no command has consumed yet is work of t
+     * too (as CUDA has it: legacy work waits for it). */
+    for (unsigned w = 0; w < t->nwaits; ++w)
+      if (cls__status(t->waits[w]) > CL_COMPLETE) {
+        clRetainEvent(t->waits[w]);
+        cls__batch_push(b, t->waits[w]);
+        keep = 1;
+      }
     if (!keep) t->in_busy = 0;
     pthread_mutex_unlock(&t->last_lock);
     if (keep)
@@ -242,10 +235,11 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   pthread_mutex_unlock(&d->busy_lock);
 }
 
-/* Adds to b the legacy stream's newest command if it is not complete. */
+/* Adds to b the legacy stream's newest command, and its waits that no
+ * command has consumed yet, where not complete. */
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
-  if (!l || atomic_load_explicit(&l->last_done, memory_order_acquire)) return;
+  if (!l) return;
   pthread_mutex_lock(&l->last_lock);
   if (l->last && !atomic_load_explicit(&l->last_done, memory_order_relaxed)) {
     if (cls__status(l->last) > CL_COMPLETE) {
@@ -255,10 +249,20 @@ static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
       atomic_store_explicit(&l->last_done, 1, memory_order_release);
     }
   }
+  for (unsigned w = 0; w < l->nwaits; ++w)
+    if (cls__status(l->waits[w]) > CL_COMPLETE) {
+      clRetainEvent(l->waits[w]);
+      cls__batch_push(b, l->waits[w]);
+    }
   pthread_mutex_unlock(&l->last_lock);
 }
 
-void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
+/* cls__ocl_begin, gathering the legacy synchronization or not. */
+static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather);
+
+void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) { cls__begin(s, b, 1); }
+
+static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
   pthread_mutex_lock(&s->lock);
   b->list = b->small;
   b->cap = sizeof b->small / sizeof b->small[0];
@@ -268,7 +272,9 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
   b->what = b->cat = NULL;
   b->from = NULL;
   b->work = 0;
-  if (s->role == CLS__ROLE_LEGACY)
+  if (!gather)
+    ;
+  else if (s->role == CLS__ROLE_LEGACY)
     cls__gather_blocking(s->dev, b);
   else if (s->blocking)
     cls__gather_legacy(s->dev, b);
@@ -277,9 +283,11 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
 
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
   if (ev) {
-    for (unsigned i = 0; i < s->nwaits; ++i) clReleaseEvent(s->waits[i]);
-    s->nwaits = 0;
+    /* The waits are consumed (other streams read them under last_lock;
+     * only holders of s->lock change them, and that is us). */
     pthread_mutex_lock(&s->last_lock);
+    unsigned consumed = s->nwaits;
+    s->nwaits = 0;
     cl_event old = s->last;
     s->last = ev;
     s->last_work = b->work;
@@ -287,6 +295,7 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
     int add = s->blocking && !s->in_busy;
     if (add) s->in_busy = 1;
     pthread_mutex_unlock(&s->last_lock);
+    for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
     if (old) clReleaseEvent(old);
     if (add) {
       cls__ocl_device *d = s->dev;
@@ -445,8 +454,10 @@ static clsError_t cls__materialize_waits(cls__bstream *s) {
   unsigned n = s->nwaits;
   pthread_mutex_unlock(&s->lock);
   if (n == 0) return clsSuccess;
+  /* The legacy synchronization was captured when the waits were made; a
+   * gather now would add legacy work issued after them. */
   cls__ocl_batch b;
-  cls__ocl_begin(s, &b);
+  cls__begin(s, &b, 0);
   b.what = "wait";
   b.cat = "marker";
   cl_event ev = NULL;
@@ -560,27 +571,54 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
   else
     ev = NULL; /* never recorded, or already complete: nothing to wait for */
   pthread_mutex_unlock(&e->lock);
-  if (!ev) return clsSuccess;
-  if (e->dev->ctx != s->dev->ctx) {
+  if (ev && e->dev->ctx != s->dev->ctx) {
     cl_event user = NULL;
     clsError_t r = cls__bridge_new(ev, s->dev->ctx, &user);
     clReleaseEvent(ev);
     if (r != clsSuccess) return r;
     ev = user;
   }
+  /* The wait is an operation of s: on the legacy stream it waits for the
+   * blocking streams' work so far, on a blocking stream for the legacy
+   * stream's (even when the event itself is complete). */
+  cls__ocl_batch g;
+  g.list = g.small;
+  g.cap = sizeof g.small / sizeof g.small[0];
+  g.n = 0;
   pthread_mutex_lock(&s->lock);
-  int ok = cls__grow((void **)&s->waits, &s->capwaits, s->nwaits + 1,
-                     sizeof *s->waits);
-  if (ok) s->waits[s->nwaits++] = ev;
-  pthread_mutex_unlock(&s->lock);
-  if (!ok) {
-    clReleaseEvent(ev);
-    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  if (s->role == CLS__ROLE_LEGACY)
+    cls__gather_blocking(s->dev, &g);
+  else if (s->blocking)
+    cls__gather_legacy(s->dev, &g);
+  if (ev) cls__batch_push(&g, ev);
+  int ok = 1, add = 0;
+  if (g.n) {
+    pthread_mutex_lock(&s->last_lock);
+    ok = cls__grow((void **)&s->waits, &s->capwaits, s->nwaits + g.n,
+                   sizeof *s->waits);
+    if (ok) {
+      memcpy(s->waits + s->nwaits, g.list, g.n * sizeof *g.list);
+      s->nwaits += g.n;
+      add = s->blocking && !s->in_busy;
+      if (add) s->in_busy = 1;
+    }
+    pthread_mutex_unlock(&s->last_lock);
   }
-  return clsSuccess;
+  pthread_mutex_unlock(&s->lock);
+  if (!ok)
+    for (cl_uint i = 0; i < g.n; ++i) clReleaseEvent(g.list[i]);
+  if (g.list != g.small) free(g.list);
+  if (add) {
+    cls__ocl_device *d = s->dev;
+    pthread_mutex_lock(&d->busy_lock);
+    if (cls__grow((void **)&d->busy, &d->capbusy, d->nbusy + 1,
+                  sizeof *d->busy))
+      d->busy[d->nbusy++] = s;
+    pthread_mutex_unlock(&d->busy_lock);
+  }
+  return ok ? clsSuccess
+            : cls__reason(clsErrorMemoryAllocation, "out of host memory");
 }
-
-/* ---- Host jobs -------------------------------------------------------- */
 
 /* ---- Watches ---------------------------------------------------------- */
 
@@ -598,19 +636,25 @@ static void cls__unlist(cls__ocl_watch *w) {
   w->next = w->prev = NULL;
 }
 
-/* Posts w with `status` unless the other path already did. */
-static void cls__claim(cls__ocl_watch *w, cl_int status, int locked) {
+void cls__ocl_watch_done(cls__ocl_watch *w) {
+  if (atomic_fetch_sub(&w->refs, 1) == 1) {
+    clReleaseEvent(w->ev);
+    free(w);
+  }
+}
+
+/* Posts w with `status` unless the other path already did.  Lock-free:
+ * called from driver callbacks. */
+static void cls__claim(cls__ocl_watch *w, cl_int status) {
   if (atomic_exchange(&w->claimed, 1)) return;
-  if (!locked) pthread_mutex_lock(&cls__mon_lock);
-  cls__unlist(w);
-  if (!locked) pthread_mutex_unlock(&cls__mon_lock);
   w->job.status = status;
   cls__ocl_post(&w->job);
 }
 
 /* The monitor: every 5 ms while watches are pending (and for a second
- * after), it claims those whose event failed and feeds starved queues;
- * otherwise it rests, waking every 100 ms to feed starved queues. */
+ * after), it drops claimed watches from its list, claims those whose event
+ * failed, and feeds starved queues; otherwise it rests, waking every
+ * 100 ms to feed starved queues. */
 static void *cls__monitor(void *arg) {
   (void)arg;
   int quiet = 0;
@@ -632,9 +676,14 @@ static void *cls__monitor(void *arg) {
     }
     for (cls__ocl_watch *w = cls__pending, *next; w; w = next) {
       next = w->next;
+      if (atomic_load(&w->claimed)) {
+        cls__unlist(w);
+        cls__ocl_watch_done(w); /* the list's reference */
+        continue;
+      }
       cl_int st = cls__status(w->ev); /* a query, never a wait */
       if (st < 0 || (st == CL_COMPLETE && atomic_load(&w->poll)))
-        cls__claim(w, st, 1);
+        cls__claim(w, st);
     }
     pthread_mutex_unlock(&cls__mon_lock);
     cls__feed_starved();
@@ -658,7 +707,7 @@ static void cls__start_monitor(void) {
 
 static void CL_CALLBACK cls__watch_cb(cl_event ev, cl_int status, void *p) {
   (void)ev;
-  cls__claim(p, status, 0);
+  cls__claim(p, status);
 }
 
 void cls__ocl_watch_event(cls__ocl_watch *w, cl_event ev) {
@@ -666,6 +715,7 @@ void cls__ocl_watch_event(cls__ocl_watch *w, cl_event ev) {
   w->ev = ev;
   atomic_init(&w->claimed, 0);
   atomic_init(&w->poll, 0);
+  atomic_init(&w->refs, 2);
   pthread_once(&cls__monitor_once, cls__start_monitor);
   pthread_mutex_lock(&cls__mon_lock);
   w->prev = NULL;
@@ -697,8 +747,7 @@ static void cls__host_run(cls__ocl_job *j) {
   h->fn(h->arg, j->status < 0 ? clsErrorLaunchFailure : clsSuccess);
   clSetUserEventStatus(h->user, j->status < 0 ? j->status : CL_COMPLETE);
   clReleaseEvent(h->user);
-  clReleaseEvent(h->watch.ev);
-  free(h);
+  cls__ocl_watch_done(&h->watch); /* frees h */
 }
 
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
