@@ -124,11 +124,16 @@ static clsError_t cls__free_common(void *p, int kind) {
                               ? "clsMalloc allocation"
                               : "clsMallocHost allocation");
   e = cls__b_device_sync(dev);
+  if (e != clsSuccess) {
+    /* The device may still be using the memory: keep it (leaked) rather
+     * than free it under running work. */
+    return e;
+  }
   if (kind == CLS__MEM_DEVICE)
     cls__b_free(dev, p);
   else
     cls__b_free_host(dev, p);
-  return e;
+  return clsSuccess;
 }
 
 clsError_t clsMalloc(void **devPtr, size_t size) {

@@ -214,20 +214,31 @@ clsError_t cls__b_init(void) {
   cls__devs = calloc(total ? (size_t)total : 1, sizeof *cls__devs);
   if (!cls__devs)
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  /* GPUs first, then accelerators, others, CPUs; stable otherwise. */
+  /* GPUs first, then accelerators, others, CPUs; stable otherwise.  Each
+   * device's rank is read once, so that every device lands exactly once
+   * even if a query fails (it then ranks as "other"). */
+  int *ranks = calloc(total ? (size_t)total : 1, sizeof *ranks);
+  if (!ranks)
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  for (cl_uint p = 0, k = 0; p < cls__nplats; ++p)
+    for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i, ++k) {
+      cl_device_type t = 0;
+      ranks[k] = clGetDeviceInfo(cls__plats[p].devices[i], CL_DEVICE_TYPE,
+                                 sizeof t, &t, NULL) == CL_SUCCESS
+                     ? cls__type_rank(t)
+                     : 2;
+    }
   for (int rank = 0; rank < 4; ++rank)
-    for (cl_uint p = 0; p < cls__nplats; ++p)
-      for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i) {
-        cl_device_type t = 0;
-        clGetDeviceInfo(cls__plats[p].devices[i], CL_DEVICE_TYPE, sizeof t,
-                        &t, NULL);
-        if (cls__type_rank(t) != rank) continue;
+    for (cl_uint p = 0, k = 0; p < cls__nplats; ++p)
+      for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i, ++k) {
+        if (ranks[k] != rank) continue;
         cls__ocl_device *d = &cls__devs[cls__ndevs];
         d->index = cls__ndevs++;
         d->id = cls__plats[p].devices[i];
         d->plat = &cls__plats[p];
         cls__describe(d);
       }
+  free(ranks);
   return clsSuccess;
 }
 

@@ -40,9 +40,7 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   } else if (timed && !s->last_work && s->dev->timing_fallback) {
     /* A marker's timestamps are not to be trusted on this device. */
   } else {
-    cl_int st = CL_COMPLETE;
-    clGetEventInfo(s->last, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
-                   NULL);
+    cl_int st = cls__ocl_status(s->last);
     if (st > CL_COMPLETE) {
       ev = s->last;
       clRetainEvent(ev);
@@ -113,8 +111,7 @@ clsError_t cls__b_event_query(cls__bevent *e) {
   cl_int st = CL_COMPLETE;
   pthread_mutex_lock(&e->lock);
   if (e->ev) {
-    clGetEventInfo(e->ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
-                   NULL);
+    st = cls__ocl_status(e->ev);
     if (st == CL_COMPLETE)
       atomic_store_explicit(&e->done, 1, memory_order_release);
   }
@@ -155,8 +152,7 @@ static clsError_t cls__end_time(cls__bevent *e, cl_event *evp,
   cl_int st = CL_COMPLETE;
   cl_int err = CL_SUCCESS;
   if (ev) {
-    clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
-                   NULL);
+    st = cls__ocl_status(ev);
     if (st == CL_COMPLETE)
       err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t,
                                     t, NULL);

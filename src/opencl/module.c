@@ -283,7 +283,11 @@ static int cls__classify(cl_kernel k, const char *kname, cl_uint i,
   a->kind = CLS__ARG_UNSUPPORTED;
   a->size = a->copy = 0;
   if (err != CL_SUCCESS) {
-    why = "the OpenCL driver gives no argument information for it";
+    /* A failed query (out of resources, say) is not a property of the
+     * kernel: the caller fails this lookup instead of caching it. */
+    *msg = NULL;
+    a->size = (size_t)(-(long)err);
+    return -2;
   } else {
     int is_ptr = strchr(type, '*') != NULL;
     switch (aq) {
@@ -367,7 +371,13 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     f->max_wg = wg;
   for (cl_uint i = 0; i < nargs; i++) {
     char *msg = NULL;
-    if (cls__classify(k, name, i, &f->args[i], &msg) != 0 && f->bad < 0) {
+    int r = cls__classify(k, name, i, &f->args[i], &msg);
+    if (r == -2) {
+      cl_int qerr = -(cl_int)f->args[i].size;
+      cls__function_free(f);
+      return cls__ocl_error(qerr, "clGetKernelArgInfo");
+    }
+    if (r != 0 && f->bad < 0) {
       f->bad = (int)i;
       f->bad_msg = msg;
     } else {

@@ -131,6 +131,11 @@ typedef struct cls__ocl_batch {
 /* Device `dev` (index checked by the front). */
 cls__ocl_device *cls__ocl_device_get(int dev);
 
+/* Execution status of ev: CL_COMPLETE, a negative error, or "not yet"
+ * (> 0), which is also the answer when the query itself fails: an event
+ * whose state is unknown is waited for, never dropped.  Never blocks. */
+cl_int cls__ocl_status(cl_event ev);
+
 /* Maps an OpenCL error to clsError_t and records `what` as the reason. */
 clsError_t cls__ocl_error(cl_int err, const char *what);
 

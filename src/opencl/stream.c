@@ -34,13 +34,25 @@ static void cls__batch_push(cls__ocl_batch *b, cl_event ev) {
   b->list[b->n++] = ev;
 }
 
-/* Status of ev: CL_COMPLETE, a negative error, or "not yet" (> 0). */
-static cl_int cls__status(cl_event ev) {
+cl_int cls__ocl_status(cl_event ev) {
   cl_int st = CL_COMPLETE;
   if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
                      NULL) != CL_SUCCESS)
-    return CL_COMPLETE; /* an event we cannot query never blocks */
+    return CL_SUBMITTED; /* unknown: keep waiting for it, never drop it */
   return st;
+}
+
+/* Completes a user event, retrying a transient failure (a user event left
+ * unset would hold its stream forever).  Always CL_COMPLETE: a failure has
+ * already failed the commands behind the failed one (and PoCL aborts when
+ * a user event with dependents is set to an error). */
+static void cls__complete_user(cl_event user) {
+  for (int i = 0; i < 1000; ++i) {
+    cl_int err = clSetUserEventStatus(user, CL_COMPLETE);
+    if (err == CL_SUCCESS || err == CL_INVALID_OPERATION) return;
+    struct timespec d = {0, 1000000L};
+    nanosleep(&d, NULL);
+  }
 }
 
 /* ---- Worker threads --------------------------------------------------- */
@@ -53,8 +65,9 @@ static cl_int cls__status(cl_event ev) {
 static pthread_mutex_t cls__wlock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t cls__wcond = PTHREAD_COND_INITIALIZER;
 static cls__ocl_job *cls__whead, *cls__wtail;
-static int cls__widle, cls__wthreads;
-static long long cls__wstarved; /* when a job last found no idle worker */
+static int cls__widle, cls__wthreads, cls__wqueued;
+static long long cls__wstarved; /* since when queued jobs outnumber idle
+                                   workers (0: they do not) */
 
 #define CLS__MAX_WORKERS 256
 #define CLS__STARVE_NS 2000000LL /* 2 ms */
@@ -75,19 +88,33 @@ static int cls__spawn(void *(*fn)(void *)) {
   return ok;
 }
 
+/* Under cls__wlock, after the queue or the idle count changed: a queued
+ * job that no idle worker will take is starving (an idle worker that was
+ * signalled counts until it wakes, so two jobs posted to one idle worker
+ * leave one starving). */
+static void cls__starve_check(void) {
+  if (cls__wqueued > cls__widle) {
+    if (!cls__wstarved) cls__wstarved = cls__now_ns();
+  } else {
+    cls__wstarved = 0;
+  }
+}
+
 static void *cls__worker(void *arg) {
   (void)arg;
   pthread_mutex_lock(&cls__wlock);
   for (;;) {
     while (!cls__whead) {
       cls__widle++;
+      cls__starve_check();
       pthread_cond_wait(&cls__wcond, &cls__wlock);
       cls__widle--;
     }
     cls__ocl_job *j = cls__whead;
     cls__whead = j->next;
     if (!cls__whead) cls__wtail = NULL;
-    cls__wstarved = 0; /* the queue moves */
+    cls__wqueued--;
+    cls__starve_check();
     pthread_mutex_unlock(&cls__wlock);
     j->run(j);
     pthread_mutex_lock(&cls__wlock);
@@ -107,12 +134,12 @@ void cls__ocl_post(cls__ocl_job *job) {
   else
     cls__whead = job;
   cls__wtail = job;
+  cls__wqueued++;
   if (cls__widle > 0)
     pthread_cond_signal(&cls__wcond);
   else if (cls__wthreads == 0 && cls__spawn(cls__worker))
     cls__wthreads++;
-  else if (!cls__wstarved)
-    cls__wstarved = cls__now_ns();
+  cls__starve_check();
   pthread_mutex_unlock(&cls__wlock);
 }
 
@@ -120,11 +147,11 @@ void cls__ocl_post(cls__ocl_job *job) {
  * idle worker gets a new worker. */
 static void cls__feed_starved(void) {
   pthread_mutex_lock(&cls__wlock);
-  if (cls__whead && cls__widle == 0 && cls__wstarved &&
+  if (cls__wqueued > cls__widle && cls__wstarved &&
       cls__now_ns() - cls__wstarved >= CLS__STARVE_NS &&
       cls__wthreads < CLS__MAX_WORKERS && cls__spawn(cls__worker)) {
     cls__wthreads++;
-    cls__wstarved = cls__now_ns();
+    cls__wstarved = cls__now_ns(); /* give it time to take a job */
   }
   pthread_mutex_unlock(&cls__wlock);
 }
@@ -176,7 +203,7 @@ clsError_t cls__ocl_wait(cl_event ev, int sleep) {
     pthread_mutex_unlock(&s->m);
     cls__sleeper_put(s);
   }
-  cl_int st = cls__status(ev);
+  cl_int st = cls__ocl_status(ev);
   if (st < 0)
     return cls__reason(clsErrorLaunchFailure,
                        "a command in the stream failed (status %d)", (int)st);
@@ -196,7 +223,7 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
     int keep = 0;
     pthread_mutex_lock(&t->last_lock);
     if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
-      if (cls__status(t->last) > CL_COMPLETE) {
+      if (cls__ocl_status(t->last) > CL_COMPLETE) {
         clRetainEvent(t->last);
         cls__batch_push(b, t->last);
         keep = 1;
@@ -207,7 +234,7 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
     /* A clsStreamWaitEvent that no command has consumed yet is work of t
      * too (as CUDA has it: legacy work waits for it). */
     for (unsigned w = 0; w < t->nwaits; ++w)
-      if (cls__status(t->waits[w]) > CL_COMPLETE) {
+      if (cls__ocl_status(t->waits[w]) > CL_COMPLETE) {
         clRetainEvent(t->waits[w]);
         cls__batch_push(b, t->waits[w]);
         keep = 1;
@@ -221,7 +248,7 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   }
   for (unsigned i = 0; i < d->norphans;) {
     struct cls__ocl_orphan *o = &d->orphans[i];
-    if (cls__status(o->ev) > CL_COMPLETE) {
+    if (cls__ocl_status(o->ev) > CL_COMPLETE) {
       if (o->blocking) {
         clRetainEvent(o->ev);
         cls__batch_push(b, o->ev);
@@ -242,7 +269,7 @@ static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
   if (!l) return;
   pthread_mutex_lock(&l->last_lock);
   if (l->last && !atomic_load_explicit(&l->last_done, memory_order_relaxed)) {
-    if (cls__status(l->last) > CL_COMPLETE) {
+    if (cls__ocl_status(l->last) > CL_COMPLETE) {
       clRetainEvent(l->last);
       cls__batch_push(b, l->last);
     } else {
@@ -250,7 +277,7 @@ static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
     }
   }
   for (unsigned w = 0; w < l->nwaits; ++w)
-    if (cls__status(l->waits[w]) > CL_COMPLETE) {
+    if (cls__ocl_status(l->waits[w]) > CL_COMPLETE) {
       clRetainEvent(l->waits[w]);
       cls__batch_push(b, l->waits[w]);
     }
@@ -380,7 +407,7 @@ void cls__b_stream_destroy(cls__bstream *s) {
     }
   /* Work still pending stays visible to the legacy stream and to device
    * synchronization until it completes. */
-  if (s->last && cls__status(s->last) > CL_COMPLETE &&
+  if (s->last && cls__ocl_status(s->last) > CL_COMPLETE &&
       cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
                 sizeof *d->orphans)) {
     d->orphans[d->norphans].ev = s->last;
@@ -502,12 +529,12 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
   pthread_mutex_lock(&s->lock);
   int waiting = 0;
   for (unsigned i = 0; i < s->nwaits && !waiting; ++i)
-    waiting = cls__status(s->waits[i]) > CL_COMPLETE;
+    waiting = cls__ocl_status(s->waits[i]) > CL_COMPLETE;
   pthread_mutex_unlock(&s->lock);
   if (waiting) return clsErrorNotReady;
   cl_event ev = cls__last(s);
   if (!ev) return clsSuccess;
-  cl_int st = cls__status(ev);
+  cl_int st = cls__ocl_status(ev);
   if (st == CL_COMPLETE) cls__mark_done(s, ev);
   clReleaseEvent(ev);
   if (st < 0)
@@ -522,22 +549,15 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
  * event in the waiting stream's context, completed by a worker thread
  * once the source event completes. */
 typedef struct cls__bridge {
-  cls__ocl_job job;
+  cls__ocl_watch watch; /* watch.ev is the source event */
   cl_event user;
 } cls__bridge;
 
 static void cls__bridge_run(cls__ocl_job *j) {
   cls__bridge *br = (cls__bridge *)j;
-  clSetUserEventStatus(br->user, j->status < 0 ? j->status : CL_COMPLETE);
+  cls__complete_user(br->user);
   clReleaseEvent(br->user);
-  free(br);
-}
-
-static void CL_CALLBACK cls__bridge_cb(cl_event ev, cl_int status, void *p) {
-  (void)ev;
-  cls__bridge *br = p;
-  br->job.status = status;
-  cls__ocl_post(&br->job);
+  cls__ocl_watch_done(&br->watch); /* frees br */
 }
 
 static clsError_t cls__bridge_new(cl_event src, cl_context ctx,
@@ -550,15 +570,10 @@ static clsError_t cls__bridge_new(cl_event src, cl_context ctx,
     free(br);
     return cls__ocl_error(err, "clCreateUserEvent");
   }
-  br->job.run = cls__bridge_run;
   clRetainEvent(br->user); /* one for the waiter, one for the bridge */
   *out = br->user;
-  err = clSetEventCallback(src, CL_COMPLETE, cls__bridge_cb, br);
-  if (err != CL_SUCCESS) {
-    clSetUserEventStatus(br->user, CL_COMPLETE);
-    clReleaseEvent(br->user);
-    free(br);
-  }
+  br->watch.job.run = cls__bridge_run;
+  cls__ocl_watch_event(&br->watch, src);
   return clsSuccess;
 }
 
@@ -566,7 +581,7 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
   pthread_mutex_lock(&e->lock);
   cl_event ev = e->ev;
   if (ev && !atomic_load_explicit(&e->done, memory_order_relaxed) &&
-      cls__status(ev) > CL_COMPLETE)
+      cls__ocl_status(ev) > CL_COMPLETE)
     clRetainEvent(ev);
   else
     ev = NULL; /* never recorded, or already complete: nothing to wait for */
@@ -681,7 +696,7 @@ static void *cls__monitor(void *arg) {
         cls__ocl_watch_done(w); /* the list's reference */
         continue;
       }
-      cl_int st = cls__status(w->ev); /* a query, never a wait */
+      cl_int st = cls__ocl_status(w->ev); /* a query, never a wait */
       if (st < 0 || (st == CL_COMPLETE && atomic_load(&w->poll)))
         cls__claim(w, st);
     }
@@ -745,7 +760,7 @@ typedef struct cls__host {
 static void cls__host_run(cls__ocl_job *j) {
   cls__host *h = (cls__host *)j;
   h->fn(h->arg, j->status < 0 ? clsErrorLaunchFailure : clsSuccess);
-  clSetUserEventStatus(h->user, j->status < 0 ? j->status : CL_COMPLETE);
+  cls__complete_user(h->user);
   clReleaseEvent(h->user);
   cls__ocl_watch_done(&h->watch); /* frees h */
 }
@@ -787,7 +802,7 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
     return clsSuccess;
   }
   if (m) clReleaseEvent(m);
-  clSetUserEventStatus(h->user, CL_COMPLETE); /* never hold the stream */
+  cls__complete_user(h->user); /* never hold the stream */
   clReleaseEvent(h->user);
   free(h);
   return cls__ocl_error(err, "enqueueing a host function");
@@ -834,7 +849,7 @@ static clsError_t cls__device_wait_all(cls__ocl_device *d) {
   /* Completed orphans are dropped. */
   pthread_mutex_lock(&d->busy_lock);
   for (unsigned i = 0; i < d->norphans;) {
-    if (cls__status(d->orphans[i].ev) <= CL_COMPLETE) {
+    if (cls__ocl_status(d->orphans[i].ev) <= CL_COMPLETE) {
       clReleaseEvent(d->orphans[i].ev);
       d->orphans[i] = d->orphans[--d->norphans];
     } else {
