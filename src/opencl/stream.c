@@ -593,18 +593,16 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
     if (r != clsSuccess) return r;
     ev = user;
   }
-  /* The wait is an operation of s: on the legacy stream it waits for the
-   * blocking streams' work so far, on a blocking stream for the legacy
-   * stream's (even when the event itself is complete). */
+  /* A wait issued on the legacy stream is legacy work: it waits for the
+   * blocking streams' work so far, even when the event itself is complete
+   * (measured on CUDA).  On a blocking stream only the next command
+   * gathers the legacy stream's work, at its own time. */
   cls__ocl_batch g;
   g.list = g.small;
   g.cap = sizeof g.small / sizeof g.small[0];
   g.n = 0;
   pthread_mutex_lock(&s->lock);
-  if (s->role == CLS__ROLE_LEGACY)
-    cls__gather_blocking(s->dev, &g);
-  else if (s->blocking)
-    cls__gather_legacy(s->dev, &g);
+  if (s->role == CLS__ROLE_LEGACY) cls__gather_blocking(s->dev, &g);
   if (ev) cls__batch_push(&g, ev);
   int ok = 1, add = 0;
   if (g.n) {
