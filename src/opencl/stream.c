@@ -395,11 +395,22 @@ void cls__b_stream_destroy(cls__bstream *s) {
   if (s->next) s->next->prev = s->prev;
   pthread_mutex_unlock(&d->streams_lock);
 
-  /* Waits that no later command consumed have nothing left to hold. */
-  for (unsigned i = 0; i < s->nwaits; ++i) clReleaseEvent(s->waits[i]);
-  free(s->waits);
-
   pthread_mutex_lock(&d->busy_lock);
+  /* Waits that no command consumed are pending work of the stream too:
+   * the legacy stream and device synchronization still wait for them. */
+  for (unsigned i = 0; i < s->nwaits; ++i) {
+    cl_event w = s->waits[i];
+    if (cls__ocl_status(w) > CL_COMPLETE &&
+        cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
+                  sizeof *d->orphans)) {
+      d->orphans[d->norphans].ev = w;
+      d->orphans[d->norphans].blocking = s->blocking;
+      d->norphans++;
+    } else {
+      clReleaseEvent(w);
+    }
+  }
+  free(s->waits);
   for (unsigned i = 0; i < d->nbusy; ++i)
     if (d->busy[i] == s) {
       d->busy[i] = d->busy[--d->nbusy];

@@ -130,12 +130,38 @@ START_TEST(host_functions_of_two_streams_both_run) {
 }
 END_TEST
 
+/* Seed 1001631: a blocking stream destroyed while a clsStreamWaitEvent of
+ * it was still unconsumed: the legacy stream must still wait for the
+ * awaited work (a destroyed stream's pending work still counts). */
+START_TEST(destroyed_stream_pending_wait_still_holds_legacy) {
+  clsStream_t s, held;
+  clsEvent_t e, x;
+  CK_OK(clsStreamCreate(&s)); /* blocking */
+  CK_OK(clsStreamCreateWithFlags(&held, clsStreamNonBlocking));
+  CK_OK(clsEventCreateWithFlags(&e, clsEventDisableTiming));
+  CK_OK(clsEventCreateWithFlags(&x, clsEventDisableTiming));
+  gate *a = gate_new();
+  gate_hold(a, held);
+  CK_OK(clsEventRecord(e, held));
+  CK_OK(clsStreamWaitEvent(s, e, 0));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsEventRecord(x, NULL));
+  sleep_ms(SETTLE_MS);
+  CK_CLS(clsEventQuery(x), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  gate_release(a);
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsEventQuery(x));
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("model_repro");
   TCase *tc = tcase_timed("repro", 90);
   tcase_add_test(tc, sync_after_pending_wait_ignores_later_legacy_work);
   tcase_add_test(tc, legacy_waits_for_pending_wait_of_blocking_stream);
   tcase_add_test(tc, wait_on_legacy_stream_waits_for_blocking_streams);
+  tcase_add_test(tc, destroyed_stream_pending_wait_still_holds_legacy);
   tcase_add_test(tc, host_functions_of_two_streams_both_run);
   suite_add_tcase(su, tc);
   return run_suite(su);
