@@ -26,4 +26,25 @@ awk '/^[0-9]+: Test command: / { name[$1] = $NF; sub(".*/", "", name[$1]) }
 echo "== CTest summary"
 grep -E 'tests passed|tests failed|^The following tests FAILED|^[[:space:]]+[0-9]+ - ' \
   ctest.log || true
+# The CUDA build (no GPU here: it is configured and built, tests included,
+# and nothing is run).
+cd ..
+if command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; then
+  echo "== CUDA build (configure and build only)"
+  cuda_root=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
+  if cmake -S . -B build-ci-cuda -DCLSTREAM_BACKEND=CUDA -DCLSTREAM_WERROR=ON \
+      -DCUDAToolkit_ROOT="$cuda_root" &&
+    cmake --build build-ci-cuda -j"$(nproc)"; then
+    echo "CUDA build: ok"
+  else
+    echo "CUDA build: FAILED"
+    status=1
+  fi
+else
+  echo "== CUDA build skipped: no CUDA toolkit (nvcc) on this machine"
+fi
+
+# CTest's summary again, last, where a reader of the log looks first.
+echo "== CTest summary (OpenCL build, all tests)"
+grep -E 'tests passed|tests failed' build-ci/ctest.log | tail -n 1 || true
 exit "$status"
