@@ -437,7 +437,10 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->selectable = p->svmCoarseGrain;
   p->streamPriorities = d->priority_hints;
   p->timerResolutionNs = (double)d->timer_res_ns;
-  p->timingFallback = d->timing_fallback;
+  /* Decided when the device is opened (published by `opened`). */
+  p->timingFallback =
+      atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&
+      d->timing_fallback;
   return clsSuccess;
 }
 
