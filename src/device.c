@@ -2,6 +2,7 @@
  * queries. */
 #include "internal.h"
 
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,4 +136,16 @@ clsError_t clsDeviceGetStreamPriorityRange(int *least, int *greatest) {
   if (least) *least = l;
   if (greatest) *greatest = g;
   CLS__RETURN(clsSuccess);
+}
+
+int cls__contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; ++hay) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == n) return 1;
+  }
+  return n == 0;
 }

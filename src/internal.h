@@ -99,6 +99,10 @@ typedef struct cls__event {
 clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
                                unsigned *flags, int *priority);
 
+/* Whether `hay` contains `needle`, ignoring ASCII case (CLSTREAM_DEVICE
+ * matching in both backends). */
+int cls__contains_nocase(const char *hay, const char *needle);
+
 /* ---- Allocation table (memory.c) ------------------------------------- */
 
 enum cls__mem_kind { CLS__MEM_NONE = 0, CLS__MEM_DEVICE, CLS__MEM_HOST };

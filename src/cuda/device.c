@@ -221,18 +221,6 @@ clsError_t cls__b_init(void) {
 
 int cls__b_device_count(void) { return cls__cuda_ndevices; }
 
-/* Case-insensitive strstr. */
-static int cls__cuda_contains(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; ++hay) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      ++i;
-    if (i == n) return 1;
-  }
-  return n == 0;
-}
 
 int cls__b_default_device(void) {
   const char *want = getenv("CLSTREAM_DEVICE");
@@ -250,8 +238,8 @@ int cls__b_default_device(void) {
   }
   for (int i = 0; i < cls__cuda_ndevices; ++i) {
     const clsDeviceProp *p = &cls__cuda_devices[i].prop;
-    if (cls__cuda_contains(p->name, want) ||
-        cls__cuda_contains(p->platformName, want))
+    if (cls__contains_nocase(p->name, want) ||
+        cls__contains_nocase(p->platformName, want))
       return i;
   }
   cls__reason(clsErrorInvalidDevice, "CLSTREAM_DEVICE=%s names no CUDA device",

@@ -244,17 +244,6 @@ clsError_t cls__b_init(void) {
 
 int cls__b_device_count(void) { return cls__ndevs; }
 
-static int cls__contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; ++hay) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      ++i;
-    if (i == n) return 1;
-  }
-  return n == 0;
-}
 
 int cls__b_default_device(void) {
   const char *v = getenv("CLSTREAM_DEVICE");

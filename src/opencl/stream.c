@@ -212,6 +212,31 @@ clsError_t cls__ocl_wait(cl_event ev, int sleep) {
 
 /* ---- The enqueue bracket ---------------------------------------------- */
 
+/* Adds to b (retained) t's newest command and its waits that no command
+ * has consumed yet, where not complete; returns whether there were any.
+ * Under t->last_lock. */
+static int cls__gather_stream(cls__bstream *t, cls__ocl_batch *b) {
+  int pending = 0;
+  if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
+    if (cls__ocl_status(t->last) > CL_COMPLETE) {
+      clRetainEvent(t->last);
+      cls__batch_push(b, t->last);
+      pending = 1;
+    } else {
+      atomic_store_explicit(&t->last_done, 1, memory_order_release);
+    }
+  }
+  /* A clsStreamWaitEvent that no command has consumed yet is work of t
+   * too (as CUDA has it: legacy work waits for it). */
+  for (unsigned w = 0; w < t->nwaits; ++w)
+    if (cls__ocl_status(t->waits[w]) > CL_COMPLETE) {
+      clRetainEvent(t->waits[w]);
+      cls__batch_push(b, t->waits[w]);
+      pending = 1;
+    }
+  return pending;
+}
+
 /* Adds to b the newest commands of the device's blocking streams (and of
  * destroyed blocking streams) that are not yet complete, and drops those
  * that are from the busy list: the cost is proportional to the streams
@@ -220,25 +245,8 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   pthread_mutex_lock(&d->busy_lock);
   for (unsigned i = 0; i < d->nbusy;) {
     cls__bstream *t = d->busy[i];
-    int keep = 0;
     pthread_mutex_lock(&t->last_lock);
-    if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
-      if (cls__ocl_status(t->last) > CL_COMPLETE) {
-        clRetainEvent(t->last);
-        cls__batch_push(b, t->last);
-        keep = 1;
-      } else {
-        atomic_store_explicit(&t->last_done, 1, memory_order_release);
-      }
-    }
-    /* A clsStreamWaitEvent that no command has consumed yet is work of t
-     * too (as CUDA has it: legacy work waits for it). */
-    for (unsigned w = 0; w < t->nwaits; ++w)
-      if (cls__ocl_status(t->waits[w]) > CL_COMPLETE) {
-        clRetainEvent(t->waits[w]);
-        cls__batch_push(b, t->waits[w]);
-        keep = 1;
-      }
+    int keep = cls__gather_stream(t, b);
     if (!keep) t->in_busy = 0;
     pthread_mutex_unlock(&t->last_lock);
     if (keep)
@@ -262,25 +270,12 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   pthread_mutex_unlock(&d->busy_lock);
 }
 
-/* Adds to b the legacy stream's newest command, and its waits that no
- * command has consumed yet, where not complete. */
+/* Adds to b the legacy stream's pending work. */
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
   if (!l) return;
   pthread_mutex_lock(&l->last_lock);
-  if (l->last && !atomic_load_explicit(&l->last_done, memory_order_relaxed)) {
-    if (cls__ocl_status(l->last) > CL_COMPLETE) {
-      clRetainEvent(l->last);
-      cls__batch_push(b, l->last);
-    } else {
-      atomic_store_explicit(&l->last_done, 1, memory_order_release);
-    }
-  }
-  for (unsigned w = 0; w < l->nwaits; ++w)
-    if (cls__ocl_status(l->waits[w]) > CL_COMPLETE) {
-      clRetainEvent(l->waits[w]);
-      cls__batch_push(b, l->waits[w]);
-    }
+  cls__gather_stream(l, b);
   pthread_mutex_unlock(&l->last_lock);
 }
 
