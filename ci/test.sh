@@ -26,9 +26,15 @@ awk '/^[0-9]+: Test command: / { name[$1] = $NF; sub(".*/", "", name[$1]) }
 echo "== CTest summary"
 grep -E 'tests passed|tests failed|^The following tests FAILED|^[[:space:]]+[0-9]+ - ' \
   ctest.log || true
+cd ..
+
+# The whole suite again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (its own build in build-asan-ci/; suppressions in tests/sanitizers/).
+echo "== ASan + UBSan suite"
+bash ci/sanitize.sh || status=$?
+
 # The CUDA build (no GPU here: it is configured and built, tests included,
 # and nothing is run).
-cd ..
 if command -v nvcc >/dev/null 2>&1 || [[ -x /usr/local/cuda/bin/nvcc ]]; then
   echo "== CUDA build (configure and build only)"
   cuda_root=$(dirname "$(dirname "$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)")")
