@@ -136,8 +136,14 @@ static void *cls_real(const char *name) {
 }
 
 #define REAL(name)                                                          \
-  static __typeof__(&name) real_;                                           \
-  if (!real_) real_ = (__typeof__(&name))cls_real(#name)
+  /* Atomic: several library threads may make the first call at once. */ \
+  static __typeof__(&name) _Atomic real_atomic_;                            \
+  __typeof__(&name) real_ =                                                 \
+      atomic_load_explicit(&real_atomic_, memory_order_acquire);            \
+  if (!real_) {                                                             \
+    real_ = (__typeof__(&name))cls_real(#name);                             \
+    atomic_store_explicit(&real_atomic_, real_, memory_order_release);      \
+  }
 
 /* ---- Simulated failed commands ------------------------------------------
  *
