@@ -90,6 +90,7 @@ struct cls__bstream {
   /* Waits from clsStreamWaitEvent (retained) for the next command. */
   cl_event *waits;
   unsigned nwaits, capwaits;
+  _Atomic int has_waits; /* nwaits > 0, readable without a lock */
 
   /* The stream's newest command, retained; read by other streams. */
   pthread_mutex_t last_lock;

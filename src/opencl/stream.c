@@ -273,7 +273,10 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
 /* Adds to b the legacy stream's pending work. */
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
-  if (!l) return;
+  /* The hot path: an idle legacy stream costs two atomic loads. */
+  if (!l || (atomic_load_explicit(&l->last_done, memory_order_acquire) &&
+             !atomic_load_explicit(&l->has_waits, memory_order_acquire)))
+    return;
   pthread_mutex_lock(&l->last_lock);
   cls__gather_stream(l, b);
   pthread_mutex_unlock(&l->last_lock);
@@ -310,6 +313,7 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
     pthread_mutex_lock(&s->last_lock);
     unsigned consumed = s->nwaits;
     s->nwaits = 0;
+    atomic_store_explicit(&s->has_waits, 0, memory_order_release);
     cl_event old = s->last;
     s->last = ev;
     s->last_work = b->work;
@@ -618,6 +622,7 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
     if (ok) {
       memcpy(s->waits + s->nwaits, g.list, g.n * sizeof *g.list);
       s->nwaits += g.n;
+      atomic_store_explicit(&s->has_waits, 1, memory_order_release);
       add = s->blocking && !s->in_busy;
       if (add) s->in_busy = 1;
     }
