@@ -25,7 +25,8 @@ void cls__b_event_destroy(cls__bevent *e) {
 }
 
 /* Whether the stream's newest command can stand for a record: the record
- * adds no waits (b->n == 0) and that command has not completed yet, so
+ * adds no waits (b->n == 0) and that command has not completed yet (or
+ * failed: the record fails with it), so
  * its completion is exactly when the stream reaches the record (and its
  * END timestamp the record's time).  Returns it retained, or NULL.  Called
  * between cls__ocl_begin and cls__ocl_end, so the stream cannot move. */
@@ -40,13 +41,13 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   } else if (timed && !s->last_work && s->dev->timing_fallback) {
     /* A marker's timestamps are not to be trusted on this device. */
   } else {
-    cl_int st = cls__ocl_status(s->last);
-    if (st > CL_COMPLETE) {
+    /* A failed newest command stands for the record too: it fails. */
+    if (cls__ocl_status(s->last) != CL_COMPLETE) {
       ev = s->last;
       clRetainEvent(ev);
     } else {
-      *idle = st == CL_COMPLETE;
-      if (*idle) atomic_store_explicit(&s->last_done, 1, memory_order_release);
+      *idle = 1;
+      atomic_store_explicit(&s->last_done, 1, memory_order_release);
     }
   }
   pthread_mutex_unlock(&s->last_lock);

@@ -214,11 +214,13 @@ clsError_t cls__ocl_wait(cl_event ev, int sleep) {
 
 /* Adds to b (retained) t's newest command and its waits that no command
  * has consumed yet, where not complete; returns whether there were any.
+ * A failed command counts as not complete: work ordered after it fails
+ * too, whether it was enqueued before or after the failure happened.
  * Under t->last_lock. */
 static int cls__gather_stream(cls__bstream *t, cls__ocl_batch *b) {
   int pending = 0;
   if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
-    if (cls__ocl_status(t->last) > CL_COMPLETE) {
+    if (cls__ocl_status(t->last) != CL_COMPLETE) {
       clRetainEvent(t->last);
       cls__batch_push(b, t->last);
       pending = 1;
@@ -229,7 +231,7 @@ static int cls__gather_stream(cls__bstream *t, cls__ocl_batch *b) {
   /* A clsStreamWaitEvent that no command has consumed yet is work of t
    * too (as CUDA has it: legacy work waits for it). */
   for (unsigned w = 0; w < t->nwaits; ++w)
-    if (cls__ocl_status(t->waits[w]) > CL_COMPLETE) {
+    if (cls__ocl_status(t->waits[w]) != CL_COMPLETE) {
       clRetainEvent(t->waits[w]);
       cls__batch_push(b, t->waits[w]);
       pending = 1;
@@ -256,7 +258,8 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   }
   for (unsigned i = 0; i < d->norphans;) {
     struct cls__ocl_orphan *o = &d->orphans[i];
-    if (cls__ocl_status(o->ev) > CL_COMPLETE) {
+    /* A failed orphan stays until clsDeviceSynchronize reports it. */
+    if (cls__ocl_status(o->ev) != CL_COMPLETE) {
       if (o->blocking) {
         clRetainEvent(o->ev);
         cls__batch_push(b, o->ev);
@@ -399,7 +402,7 @@ void cls__b_stream_destroy(cls__bstream *s) {
    * the legacy stream and device synchronization still wait for them. */
   for (unsigned i = 0; i < s->nwaits; ++i) {
     cl_event w = s->waits[i];
-    if (cls__ocl_status(w) > CL_COMPLETE &&
+    if (cls__ocl_status(w) != CL_COMPLETE &&
         cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
                   sizeof *d->orphans)) {
       d->orphans[d->norphans].ev = w;
@@ -416,8 +419,9 @@ void cls__b_stream_destroy(cls__bstream *s) {
       break;
     }
   /* Work still pending stays visible to the legacy stream and to device
-   * synchronization until it completes. */
-  if (s->last && cls__ocl_status(s->last) > CL_COMPLETE &&
+   * synchronization until it completes; failed work until
+   * clsDeviceSynchronize has reported it. */
+  if (s->last && cls__ocl_status(s->last) != CL_COMPLETE &&
       cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
                 sizeof *d->orphans)) {
     d->orphans[d->norphans].ev = s->last;
@@ -536,17 +540,19 @@ clsError_t cls__b_stream_sync(cls__bstream *s) {
 }
 
 clsError_t cls__b_stream_query(cls__bstream *s) {
+  /* A pending wait makes the stream not ready; a failed one fails it. */
+  cl_int st = CL_COMPLETE;
   pthread_mutex_lock(&s->lock);
-  int waiting = 0;
-  for (unsigned i = 0; i < s->nwaits && !waiting; ++i)
-    waiting = cls__ocl_status(s->waits[i]) > CL_COMPLETE;
+  for (unsigned i = 0; i < s->nwaits && st == CL_COMPLETE; ++i)
+    st = cls__ocl_status(s->waits[i]);
   pthread_mutex_unlock(&s->lock);
-  if (waiting) return clsErrorNotReady;
-  cl_event ev = cls__last(s);
-  if (!ev) return clsSuccess;
-  cl_int st = cls__ocl_status(ev);
-  if (st == CL_COMPLETE) cls__mark_done(s, ev);
-  clReleaseEvent(ev);
+  if (st == CL_COMPLETE) {
+    cl_event ev = cls__last(s);
+    if (!ev) return clsSuccess;
+    st = cls__ocl_status(ev);
+    if (st == CL_COMPLETE) cls__mark_done(s, ev);
+    clReleaseEvent(ev);
+  }
   if (st < 0)
     return cls__reason(clsErrorLaunchFailure,
                        "a command in the stream failed (status %d)", (int)st);
@@ -591,8 +597,8 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
   pthread_mutex_lock(&e->lock);
   cl_event ev = e->ev;
   if (ev && !atomic_load_explicit(&e->done, memory_order_relaxed) &&
-      cls__ocl_status(ev) > CL_COMPLETE)
-    clRetainEvent(ev);
+      cls__ocl_status(ev) != CL_COMPLETE)
+    clRetainEvent(ev); /* pending, or failed: the stream's work fails too */
   else
     ev = NULL; /* never recorded, or already complete: nothing to wait for */
   pthread_mutex_unlock(&e->lock);

@@ -225,11 +225,47 @@ START_TEST(wait_on_failed_event_propagates) {
 }
 END_TEST
 
-/* The legacy stream waits for the failed blocking stream: its work fails. */
-START_TEST(legacy_after_failed_blocking_stream_fails) {
+/* The same when the failure has already happened when the wait is made:
+ * work ordered after a failed command fails, whatever the timing. */
+START_TEST(wait_on_already_failed_event_propagates) {
   g_cb_mode = _i;
   failed f;
+  make_failed(&f, clsStreamNonBlocking);
+  CK_CLS(settle(f.e), clsErrorLaunchFailure);
+  clsStream_t t;
+  clsEvent_t e2;
+  CK_OK(clsStreamCreateWithFlags(&t, clsStreamNonBlocking));
+  CK_OK(clsEventCreate(&e2));
+  CK_OK(clsStreamWaitEvent(t, f.e, 0));
+  /* The wait alone is work of t: it fails t already. */
+  CK_CLS(clsStreamQuery(t), clsErrorLaunchFailure);
+  int *other = dev_ints(256);
+  clsError_t r = launch_fill(&f.a, t, other, 9, 256);
+  ck_assert_msg(r == clsSuccess || r == clsErrorLaunchFailure,
+                "a launch behind a failed wait returned %s",
+                clsGetErrorName(r));
+  CK_CLS(clsEventRecord(e2, t), r);
+  if (r == clsSuccess) CK_CLS(settle(e2), clsErrorLaunchFailure);
+  CK_CLS(soon(bg_stream_sync, t, "clsStreamSynchronize"),
+         clsErrorLaunchFailure);
+  /* A stream that never waited is not affected. */
+  clsStream_t u;
+  CK_OK(clsStreamCreateWithFlags(&u, clsStreamNonBlocking));
+  CK_OK(launch_fill(&f.a, u, other, 10, 256));
+  CK_OK(clsStreamSynchronize(u));
+  dev_expect(other, 10, 256, "an unrelated stream's buffer");
+}
+END_TEST
+
+/* The legacy stream waits for the failed blocking stream: its work fails.
+ * Loop index 0 and 2: the legacy record is made while the failing command
+ * may still be pending; 1 and 3: after the failure is reported.  Both give
+ * the same answer (the order of the two no longer decides it). */
+START_TEST(legacy_after_failed_blocking_stream_fails) {
+  g_cb_mode = _i / 2;
+  failed f;
   make_failed(&f, clsStreamDefault);
+  if (_i % 2) CK_CLS(settle(f.e), clsErrorLaunchFailure);
   clsEvent_t e2;
   CK_OK(clsEventCreate(&e2));
   CK_OK(clsEventRecord(e2, NULL));
@@ -237,6 +273,31 @@ START_TEST(legacy_after_failed_blocking_stream_fails) {
   CK_CLS(settle(e2), clsErrorLaunchFailure);
   CK_CLS(soon(bg_stream_sync, NULL, "clsStreamSynchronize(NULL)"),
          clsErrorLaunchFailure);
+}
+END_TEST
+
+/* A destroyed blocking stream's failure still reaches legacy work and
+ * clsDeviceSynchronize; streams that do not wait for it keep working. */
+START_TEST(destroyed_failed_stream_still_fails_legacy_work) {
+  g_cb_mode = _i;
+  failed f;
+  make_failed(&f, clsStreamDefault);
+  CK_CLS(settle(f.e), clsErrorLaunchFailure);
+  CK_OK(clsStreamDestroy(f.s));
+  clsEvent_t e2;
+  CK_OK(clsEventCreate(&e2));
+  CK_OK(clsEventRecord(e2, NULL));
+  CK_CLS(settle(e2), clsErrorLaunchFailure);
+  CK_CLS(soon(bg_device_sync, NULL, "clsDeviceSynchronize"),
+         clsErrorLaunchFailure);
+  clsStream_t t;
+  CK_OK(clsStreamCreateWithFlags(&t, clsStreamNonBlocking));
+  int *other = dev_ints(256);
+  CK_OK(launch_fill(&f.a, t, other, 13, 256));
+  int host[256];
+  CK_OK(clsMemcpyAsync(host, other, sizeof host, clsMemcpyDeviceToHost, t));
+  CK_OK(clsStreamSynchronize(t));
+  for (int i = 0; i < 256; ++i) ck_assert_int_eq(host[i], 13);
 }
 END_TEST
 
@@ -306,7 +367,9 @@ int main(void) {
   tcase_add_loop_test(tc, callback_behind_failure_gets_error_status, 0, 2);
   tcase_add_loop_test(tc, host_function_behind_failure_is_skipped_without_hang, 0, 2);
   tcase_add_loop_test(tc, wait_on_failed_event_propagates, 0, 2);
-  tcase_add_loop_test(tc, legacy_after_failed_blocking_stream_fails, 0, 2);
+  tcase_add_loop_test(tc, wait_on_already_failed_event_propagates, 0, 2);
+  tcase_add_loop_test(tc, legacy_after_failed_blocking_stream_fails, 0, 4);
+  tcase_add_loop_test(tc, destroyed_failed_stream_still_fails_legacy_work, 0, 2);
   tcase_add_loop_test(tc, failed_pageable_copy_reports_launch_failure, 0, 2);
   tcase_add_loop_test(tc, error_is_not_sticky, 0, 2);
   suite_add_tcase(s, tc);
