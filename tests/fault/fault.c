@@ -18,7 +18,11 @@
  * Library start-up failures are sticky by design (as cudaErrorInit...):
  * the "init" scenario only asserts no crash and no hang.
  *
- * Usage: clstream-fault [--scenario NAME]... [--timeout SEC] [--verbose]
+ * The runs are independent processes; --jobs of them (default: one per
+ * online CPU) run at a time.
+ *
+ * Usage: clstream-fault [--scenario NAME]... [--timeout SEC] [--jobs N]
+ *                       [--verbose]
  *        clstream-fault --run NAME      (one run, under the shim)
  */
 #include "clstream.h"
@@ -458,17 +462,34 @@ static double now_ms(void) {
 
 static const char *g_self;
 
-static void run_child(const char *scen, long n, int code, const char *func,
-                      const char *status, int timeout_s, outcome *o) {
-  memset(o, 0, sizeof *o);
+/* One child process: a scenario run once under the shim. */
+typedef struct child {
+  pid_t pid;
+  int fd; /* its stdout */
+  double t0;
+  long n;
+  int code;
+  size_t len;
+  char buf[4096]; /* the tail of its output */
   char report[64];
-  snprintf(report, sizeof report, "/tmp/clsfault.%d.report", (int)getpid());
-  unlink(report);
+} child;
+
+static void child_start(child *ch, int slot, const char *scen, long n,
+                        int code) {
+  ch->n = n;
+  ch->code = code;
+  ch->len = 0;
+  snprintf(ch->report, sizeof ch->report, "/tmp/clsfault.%d.%d.report",
+           (int)getpid(), slot);
+  unlink(ch->report);
   int fd[2];
   if (pipe(fd) != 0) abort();
-  double t0 = now_ms();
+  /* Later children must not inherit this child's pipe. */
+  fcntl(fd[0], F_SETFD, FD_CLOEXEC);
+  ch->t0 = now_ms();
   fflush(NULL);
   pid_t pid = fork();
+  if (pid < 0) abort();
   if (pid == 0) {
     close(fd[0]);
     dup2(fd[1], 1);
@@ -485,9 +506,7 @@ static void run_child(const char *scen, long n, int code, const char *func,
     setenv("LD_PRELOAD", preload, 1);
     setenv("CLSFAULT_N", nb, 1);
     setenv("CLSFAULT_CODE", cb_, 1);
-    setenv("CLSFAULT_REPORT", report, 1);
-    if (func) setenv("CLSFAULT_FUNC", func, 1);
-    if (status) setenv("CLSFAULT_STATUS", status, 1);
+    setenv("CLSFAULT_REPORT", ch->report, 1);
     setenv("CK_FORK", "no", 1);
     /* Under CLSTREAM_SANITIZE=address the preloaded shim comes before the
      * ASan runtime in the library list, which ASan refuses by default. */
@@ -500,32 +519,31 @@ static void run_child(const char *scen, long n, int code, const char *func,
     _exit(127);
   }
   close(fd[1]);
-  size_t len = 0;
-  char buf[4096];
-  int done = 0;
-  for (;;) {
-    struct pollfd pf = {fd[0], POLLIN, 0};
-    int left = (int)(timeout_s * 1000 - (now_ms() - t0));
-    if (left <= 0) break;
-    int pr = poll(&pf, 1, left < 200 ? left : 200);
-    if (pr > 0) {
-      ssize_t k = read(fd[0], buf + len, sizeof buf - 1 - len);
-      if (k <= 0) {
-        done = 1;
-        break;
-      }
-      len += (size_t)k;
-      if (len >= sizeof buf - 1) len = 0; /* keep the tail only */
-    }
-  }
-  if (!done) {
+  ch->pid = pid;
+  ch->fd = fd[0];
+}
+
+/* Reads what the child wrote; returns 1 at the end of its output. */
+static int child_read(child *ch) {
+  ssize_t k = read(ch->fd, ch->buf + ch->len, sizeof ch->buf - 1 - ch->len);
+  if (k <= 0) return 1;
+  ch->len += (size_t)k;
+  if (ch->len >= sizeof ch->buf - 1) ch->len = 0; /* keep the tail only */
+  return 0;
+}
+
+/* Reaps the child (killing it first if it hung) and fills o. */
+static void child_finish(child *ch, int timedout, outcome *o) {
+  memset(o, 0, sizeof *o);
+  if (timedout) {
     o->timedout = 1;
-    kill(pid, SIGKILL);
+    kill(ch->pid, SIGKILL);
   }
-  waitpid(pid, &o->status, 0);
-  close(fd[0]);
-  o->ms = now_ms() - t0;
-  buf[len] = 0;
+  waitpid(ch->pid, &o->status, 0);
+  close(ch->fd);
+  o->ms = now_ms() - ch->t0;
+  ch->buf[ch->len] = 0;
+  char *buf = ch->buf;
   char *r = strstr(buf, "R ");
   while (r && r != buf && r[-1] != '\n') r = strstr(r + 1, "R ");
   if (r) {
@@ -533,7 +551,7 @@ static void run_child(const char *scen, long n, int code, const char *func,
     if (nl) *nl = 0;
     snprintf(o->rline, sizeof o->rline, "%s", r + 2);
   }
-  FILE *f = fopen(report, "r");
+  FILE *f = fopen(ch->report, "r");
   if (f) {
     char line[256];
     while (fgets(line, sizeof line, f)) {
@@ -545,7 +563,54 @@ static void run_child(const char *scen, long n, int code, const char *func,
     }
     fclose(f);
   }
-  unlink(report);
+  unlink(ch->report);
+}
+
+/* Runs `jobs` children at a time; for each one that ends (or hangs past
+ * timeout_s), calls done(). */
+typedef struct pool {
+  child *slots;
+  int *used;
+  int jobs, active;
+} pool;
+
+static void pool_wait(pool *p, int timeout_s, const scenario *sc,
+                      void (*done)(const scenario *, const child *,
+                                   const outcome *, void *),
+                      void *arg) {
+  struct pollfd pf[64];
+  int idx[64], np = 0;
+  for (int i = 0; i < p->jobs; ++i)
+    if (p->used[i]) {
+      pf[np].fd = p->slots[i].fd;
+      pf[np].events = POLLIN;
+      pf[np].revents = 0;
+      idx[np++] = i;
+    }
+  if (poll(pf, (nfds_t)np, 200) < 0 && errno != EINTR) abort();
+  for (int j = 0; j < np; ++j) {
+    child *ch = &p->slots[idx[j]];
+    int end = (pf[j].revents & (POLLIN | POLLHUP | POLLERR)) && child_read(ch);
+    int hung = !end && now_ms() - ch->t0 > timeout_s * 1000.0;
+    if (end || hung) {
+      outcome o;
+      child_finish(ch, hung, &o);
+      p->used[idx[j]] = 0;
+      p->active--;
+      done(sc, ch, &o, arg);
+    }
+  }
+}
+
+static void run_child(const char *scen, int timeout_s, outcome *o) {
+  child ch;
+  child_start(&ch, 0, scen, 0, 0);
+  int end = 0;
+  while (!end && now_ms() - ch.t0 <= timeout_s * 1000.0) {
+    struct pollfd pf = {ch.fd, POLLIN, 0};
+    if (poll(&pf, 1, 200) > 0) end = child_read(&ch);
+  }
+  child_finish(&ch, !end, o);
 }
 
 /* Functions whose failure clstream absorbs by design (the call has no
@@ -566,6 +631,65 @@ static int absorbable(const char *f) {
   return 0;
 }
 
+/* What the runs of one scenario came to. */
+typedef struct tally {
+  int fail, absorbed, sticky;
+  char absorbed_funcs[512];
+  int verbose;
+} tally;
+
+static void judge(const scenario *sc, const child *ch, const outcome *o,
+                  void *arg) {
+  tally *t = arg;
+  const char *why = NULL;
+  char whybuf[800];
+  int errs = 0;
+  char verdict[16] = "";
+  sscanf(o->rline, "%15s %d", verdict, &errs);
+  if (o->timedout)
+    why = "hang (timeout)";
+  else if (WIFSIGNALED(o->status)) {
+    snprintf(whybuf, sizeof whybuf, "crash (signal %d)", WTERMSIG(o->status));
+    why = whybuf;
+  } else if (!o->rline[0])
+    why = "no result line (exit without a report)";
+  else if (!strcmp(verdict, "wrong")) {
+    snprintf(whybuf, sizeof whybuf, "wrong result: %s", o->rline);
+    why = whybuf;
+  } else if (!strcmp(verdict, "unusable")) {
+    if (sc->armed_from_start)
+      t->sticky++;
+    else {
+      snprintf(whybuf, sizeof whybuf, "not usable afterwards: %s", o->rline);
+      why = whybuf;
+    }
+  } else if (errs == 0 && o->inject[0]) {
+    if (absorbable(o->inject) || sc->armed_from_start) {
+      t->absorbed++;
+      if (!strstr(t->absorbed_funcs, o->inject) &&
+          strlen(t->absorbed_funcs) + strlen(o->inject) + 2 <
+              sizeof t->absorbed_funcs) {
+        strcat(t->absorbed_funcs, " ");
+        strcat(t->absorbed_funcs, o->inject);
+      }
+    } else {
+      why = "the failure never reached the caller";
+    }
+  }
+  if (why) {
+    t->fail++;
+    printf("FAIL %s: call %ld (%s) -> %d: %s\n", sc->name, ch->n,
+           o->inject[0] ? o->inject : "?", ch->code, why);
+    printf("     repro: CLSFAULT_N=%ld CLSFAULT_CODE=%d LD_PRELOAD=%s "
+           "%s --run %s\n",
+           ch->n, ch->code, CLSFAULT_SHIM, g_self, sc->name);
+  } else if (t->verbose) {
+    printf("ok   %s: call %ld (%s) -> %d: %s (%.0f ms)\n", sc->name, ch->n,
+           o->inject, ch->code, o->rline, o->ms);
+  }
+  fflush(stdout);
+}
+
 int main(int argc, char **argv) {
   g_self = argv[0];
   if (argc == 3 && !strcmp(argv[1], "--run")) {
@@ -575,6 +699,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   int timeout_s = 10, verbose = 0;
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  int jobs = ncpu > 0 ? (int)ncpu : 1;
   const char *only[16];
   int nonly = 0;
   for (int i = 1; i < argc; ++i) {
@@ -582,16 +708,24 @@ int main(int argc, char **argv) {
       only[nonly++] = argv[++i];
     else if (!strcmp(argv[i], "--timeout") && i + 1 < argc)
       timeout_s = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
+      jobs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
     else {
       fprintf(stderr, "usage: %s [--scenario NAME]... [--timeout SEC] "
-                      "[--verbose]\n", argv[0]);
+                      "[--jobs N] [--verbose]\n", argv[0]);
       return 2;
     }
   }
+  if (jobs < 1) jobs = 1;
+  if (jobs > 64) jobs = 64;
   static const int codes[] = {-5 /* CL_OUT_OF_RESOURCES */,
                               -6 /* CL_OUT_OF_HOST_MEMORY */};
+  const int ncodes = (int)(sizeof codes / sizeof codes[0]);
+  pool p = {calloc((size_t)jobs, sizeof(child)), calloc((size_t)jobs, sizeof(int)),
+            jobs, 0};
+  if (!p.slots || !p.used) abort();
   int failures = 0;
   long total_runs = 0;
   double t_all = now_ms();
@@ -601,7 +735,7 @@ int main(int argc, char **argv) {
     for (int j = 0; j < nonly; ++j) take |= !strcmp(only[j], sc->name);
     if (!take) continue;
     outcome o;
-    run_child(sc->name, 0, 0, NULL, NULL, timeout_s, &o);
+    run_child(sc->name, timeout_s, &o);
     if (o.timedout || !WIFEXITED(o.status) || strncmp(o.rline, "ok 0", 4)) {
       printf("FAIL %s: the run without a fault did not pass: %s%s\n",
              sc->name, o.timedout ? "timeout " : "", o.rline);
@@ -609,71 +743,33 @@ int main(int argc, char **argv) {
       continue;
     }
     long count = o.count;
-    int sc_fail = 0, absorbed = 0, sticky = 0;
-    char absorbed_funcs[512] = "";
-    for (long n = 1; n <= count; ++n)
-      for (size_t c = 0; c < sizeof codes / sizeof codes[0]; ++c) {
-        run_child(sc->name, n, codes[c], NULL, NULL, timeout_s, &o);
-        total_runs++;
-        const char *why = NULL;
-        char whybuf[800];
-        int errs = 0;
-        char verdict[16] = "";
-        sscanf(o.rline, "%15s %d", verdict, &errs);
-        if (o.timedout)
-          why = "hang (timeout)";
-        else if (WIFSIGNALED(o.status)) {
-          snprintf(whybuf, sizeof whybuf, "crash (signal %d)",
-                   WTERMSIG(o.status));
-          why = whybuf;
-        } else if (!o.rline[0])
-          why = "no result line (exit without a report)";
-        else if (!strcmp(verdict, "wrong")) {
-          snprintf(whybuf, sizeof whybuf, "wrong result: %s", o.rline);
-          why = whybuf;
-        } else if (!strcmp(verdict, "unusable")) {
-          if (sc->armed_from_start)
-            sticky++;
-          else {
-            snprintf(whybuf, sizeof whybuf, "not usable afterwards: %s",
-                     o.rline);
-            why = whybuf;
-          }
-        } else if (errs == 0 && o.inject[0]) {
-          if (absorbable(o.inject) || sc->armed_from_start) {
-            absorbed++;
-            if (!strstr(absorbed_funcs, o.inject) &&
-                strlen(absorbed_funcs) + strlen(o.inject) + 2 <
-                    sizeof absorbed_funcs) {
-              strcat(absorbed_funcs, " ");
-              strcat(absorbed_funcs, o.inject);
-            }
-          } else {
-            why = "the failure never reached the caller";
-          }
+    tally t;
+    memset(&t, 0, sizeof t);
+    t.verbose = verbose;
+    /* Every (call, code) pair, `jobs` fresh processes at a time. */
+    for (long k = 0; k < count * ncodes || p.active;) {
+      for (int i = 0; i < jobs && k < count * ncodes; ++i)
+        if (!p.used[i]) {
+          child_start(&p.slots[i], i, sc->name, k / ncodes + 1,
+                      codes[k % ncodes]);
+          p.used[i] = 1;
+          p.active++;
+          k++;
+          total_runs++;
         }
-        if (why) {
-          sc_fail++;
-          printf("FAIL %s: call %ld (%s) -> %d: %s\n", sc->name, n,
-                 o.inject[0] ? o.inject : "?", codes[c], why);
-          printf("     repro: CLSFAULT_N=%ld CLSFAULT_CODE=%d LD_PRELOAD=%s "
-                 "%s --run %s\n",
-                 n, codes[c], CLSFAULT_SHIM, g_self, sc->name);
-        } else if (verbose) {
-          printf("ok   %s: call %ld (%s) -> %d: %s (%.0f ms)\n", sc->name, n,
-                 o.inject, codes[c], o.rline, o.ms);
-        }
-        fflush(stdout);
-      }
-    printf("%s %s: %ld OpenCL calls x %zu codes, %d failure(s), %d absorbed "
+      pool_wait(&p, timeout_s, sc, judge, &t);
+    }
+    printf("%s %s: %ld OpenCL calls x %d codes, %d failure(s), %d absorbed "
            "(%s ), %d sticky\n",
-           sc_fail ? "FAIL" : "ok  ", sc->name, count,
-           sizeof codes / sizeof codes[0], sc_fail, absorbed,
-           absorbed_funcs, sticky);
+           t.fail ? "FAIL" : "ok  ", sc->name, count, ncodes, t.fail,
+           t.absorbed, t.absorbed_funcs, t.sticky);
     fflush(stdout);
-    failures += sc_fail;
+    failures += t.fail;
   }
-  printf("clstream-fault: %ld fault-injected runs, %d failure(s), %.0f s\n",
-         total_runs, failures, (now_ms() - t_all) / 1000);
+  printf("clstream-fault: %ld fault-injected runs (%d at a time), %d "
+         "failure(s), %.0f s\n",
+         total_runs, jobs, failures, (now_ms() - t_all) / 1000);
+  free(p.slots);
+  free(p.used);
   return failures ? 1 : 0;
 }
