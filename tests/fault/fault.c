@@ -653,6 +653,15 @@ static void judge(const scenario *sc, const child *ch, const outcome *o,
     why = whybuf;
   } else if (!o->rline[0])
     why = "no result line (exit without a report)";
+  else if (WEXITSTATUS(o->status) != 0) {
+    /* The scenario exits 0 after its result line: anything else is a
+     * sanitizer's report at exit (a leak under ASan, a race under TSan). */
+    snprintf(whybuf, sizeof whybuf,
+             "exit status %d after the result (a sanitizer report; rerun "
+             "with CLSFAULT_VERBOSE=1 to see it): %s",
+             WEXITSTATUS(o->status), o->rline);
+    why = whybuf;
+  }
   else if (!strcmp(verdict, "wrong")) {
     snprintf(whybuf, sizeof whybuf, "wrong result: %s", o->rline);
     why = whybuf;
@@ -736,9 +745,12 @@ int main(int argc, char **argv) {
     if (!take) continue;
     outcome o;
     run_child(sc->name, timeout_s, &o);
-    if (o.timedout || !WIFEXITED(o.status) || strncmp(o.rline, "ok 0", 4)) {
-      printf("FAIL %s: the run without a fault did not pass: %s%s\n",
-             sc->name, o.timedout ? "timeout " : "", o.rline);
+    if (o.timedout || !WIFEXITED(o.status) || WEXITSTATUS(o.status) != 0 ||
+        strncmp(o.rline, "ok 0", 4)) {
+      printf("FAIL %s: the run without a fault did not pass: %s(status "
+             "0x%x) %s\n",
+             sc->name, o.timedout ? "timeout " : "", (unsigned)o.status,
+             o.rline);
       failures++;
       continue;
     }
