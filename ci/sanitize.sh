@@ -10,7 +10,7 @@
 # The runtime options and suppressions (tests/sanitizers/) come from
 # cmake/ClsSanitize.cmake through ctest.  The install test is disabled in
 # sanitizer builds (it links a plain consumer); the bench is not built.
-# On 2 cores: about 2 minutes to build and 2 to test (ASan).
+# On 2 cores: about 3 minutes to build and 3-4 to test, either kind.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

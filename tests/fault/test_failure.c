@@ -329,11 +329,12 @@ END_TEST
  * stream or an event, a launch, cudaMalloc and cudaDeviceSynchronize; the
  * host function behind the failure did not run, the callback ran once with
  * cudaErrorLaunchFailure.  clstream on OpenCL keeps no error state of its
- * own: the error belongs to the failed command and to the commands that
- * depend on it as the driver reports them (here, the shim fails later
- * commands of the same in-order queue too); other streams, new streams and
- * an event re-recorded after the failure work normally.  This test pins
- * that behaviour, a deviation from CUDA. */
+ * own: the error belongs to the failed command and to the commands
+ * ordered after it (through waits and the legacy stream's implicit
+ * synchronization, whenever they were enqueued, and, as the driver reports
+ * it, later commands of the same in-order queue: the shim fails those too);
+ * other streams, new streams and an event re-recorded after the failure
+ * work normally.  This test pins that behaviour, a deviation from CUDA. */
 START_TEST(error_is_not_sticky) {
   g_cb_mode = _i;
   failed f;
