@@ -62,5 +62,11 @@ void raw_teardown(int sc);
 double raw_elapsed_ms(void);
 /* The last failure's message. */
 const char *raw_error(void);
+/* Sets the message raw_error() returns (printf format); returns -1. */
+int raw_fail(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
 
 #endif /* CLSTREAM_BENCH_RAW_H */

@@ -11,28 +11,15 @@
 
 #include "raw.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char err_msg[512];
-
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err_msg, sizeof err_msg, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
-const char *raw_error(void) { return err_msg; }
 
 #define CK(call)                                                               \
   do {                                                                         \
     cudaError_t ck_err_ = (call);                                              \
     if (ck_err_ != cudaSuccess)                                                \
-      return fail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,                \
+      return raw_fail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,                \
                   cudaGetErrorName(ck_err_));                                  \
   } while (0)
 
@@ -240,7 +227,7 @@ int raw_run(int sc, unsigned inner) {
       unsigned before = hf_calls;
       CK(cudaLaunchHostFunc(sA, host_fn, (void *)&hf_calls));
       CK(cudaStreamSynchronize(sA));
-      if (hf_calls != before + 1) return fail("hostfn: did not run");
+      if (hf_calls != before + 1) return raw_fail("hostfn: did not run");
     }
     return 0;
   case SC_LEGACY_1:
@@ -269,12 +256,12 @@ int raw_run(int sc, unsigned inner) {
       CK(cudaEventRecord(eA, sA));
       q = cudaEventQuery(eA);
       if (q != cudaSuccess && q != cudaErrorNotReady)
-        return fail("cudaEventQuery -> %s", cudaGetErrorName(q));
+        return raw_fail("cudaEventQuery -> %s", cudaGetErrorName(q));
       if ((i & 1023) == 1023) CK(cudaEventSynchronize(eA));
     }
     return 0;
   default:
-    return fail("unknown scenario %d", sc);
+    return raw_fail("unknown scenario %d", sc);
   }
 }
 

@@ -17,28 +17,15 @@
 #include "raw.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char err_msg[512];
-
-static int fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(err_msg, sizeof err_msg, fmt, ap);
-  va_end(ap);
-  return -1;
-}
-
-const char *raw_error(void) { return err_msg; }
 
 #define CK(call)                                                               \
   do {                                                                         \
     cl_int ck_err_ = (call);                                                   \
     if (ck_err_ != CL_SUCCESS)                                                 \
-      return fail("%s:%d: %s -> %d", __FILE__, __LINE__, #call, ck_err_);      \
+      return raw_fail("%s:%d: %s -> %d", __FILE__, __LINE__, #call, ck_err_);      \
   } while (0)
 
 static cl_device_id dev;
@@ -164,7 +151,7 @@ static cl_command_queue new_queue(void) {
                                  0};
   cl_int e;
   cl_command_queue q = clCreateCommandQueueWithProperties(ctx, dev, props, &e);
-  if (!q) fail("clCreateCommandQueueWithProperties -> %d", e);
+  if (!q) raw_fail("clCreateCommandQueueWithProperties -> %d", e);
   return q;
 }
 
@@ -253,13 +240,13 @@ static int launch_host_fn(cl_command_queue q, void (*fn)(void *), void *arg) {
   cl_int e;
   cl_event m;
   hf_job *j = malloc(sizeof *j);
-  if (!j) return fail("out of memory");
+  if (!j) return raw_fail("out of memory");
   j->fn = fn;
   j->arg = arg;
   j->user = clCreateUserEvent(ctx, &e);
   if (!j->user) {
     free(j);
-    return fail("clCreateUserEvent -> %d", e);
+    return raw_fail("clCreateUserEvent -> %d", e);
   }
   CK(clEnqueueMarkerWithWaitList(q, 0, NULL, &m));
   CK(clEnqueueBarrierWithWaitList(q, 1, &j->user, NULL));
@@ -312,7 +299,7 @@ int raw_setup(int sc, unsigned param) {
   if (sc == SC_HOSTFN && !hf_running) {
     hf_stop = 0;
     if (pthread_create(&hf_thread, NULL, hf_worker, NULL) != 0)
-      return fail("pthread_create failed");
+      return raw_fail("pthread_create failed");
     hf_running = 1;
   }
   if (sc == SC_ELAPSED) spin_iters = param;
@@ -348,7 +335,7 @@ int raw_run(int sc, unsigned inner) {
     for (unsigned i = 0; i < inner; ++i) {
       CK(clGetEventInfo(evA, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
                         NULL));
-      if (st != CL_COMPLETE) return fail("query_done: not complete");
+      if (st != CL_COMPLETE) return raw_fail("query_done: not complete");
     }
     return 0;
   case SC_SYNC_DONE:
@@ -379,7 +366,7 @@ int raw_run(int sc, unsigned inner) {
       unsigned before = hf_calls;
       if (launch_host_fn(qA, host_fn, (void *)&hf_calls)) return -1;
       CK(clFinish(qA));
-      if (hf_calls != before + 1) return fail("hostfn: did not run");
+      if (hf_calls != before + 1) return raw_fail("hostfn: did not run");
     }
     return 0;
   case SC_LEGACY_1:
@@ -416,7 +403,7 @@ int raw_run(int sc, unsigned inner) {
     }
     return 0;
   default:
-    return fail("unknown scenario %d", sc);
+    return raw_fail("unknown scenario %d", sc);
   }
 }
 
