@@ -248,6 +248,27 @@ START_TEST(wait_on_already_failed_event_propagates) {
   if (r == clsSuccess) CK_CLS(settle(e2), clsErrorLaunchFailure);
   CK_CLS(soon(bg_stream_sync, t, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
+  /* A host function behind the failed wait is skipped, a callback gets
+   * the error, and neither hangs the stream. */
+  atomic_int later;
+  atomic_init(&later, 0);
+  cb_probe c;
+  atomic_init(&c.calls, 0);
+  atomic_init(&c.status, clsSuccess);
+  clsError_t h = clsLaunchHostFunc(t, hf_count, &later);
+  clsError_t cb = clsStreamAddCallback(t, cb_record, &c, 0);
+  CK_CLS(soon(bg_stream_sync, t, "clsStreamSynchronize"),
+         clsErrorLaunchFailure);
+  if (cb == clsSuccess) {
+    double end = now_ms() + SOON_MS;
+    while (atomic_load(&c.calls) == 0 && now_ms() < end) sleep_ms(2);
+    ck_assert_int_eq(atomic_load(&c.calls), 1);
+    ck_assert_int_ne(atomic_load(&c.status), clsSuccess);
+  }
+  if (h == clsSuccess) {
+    sleep_ms(50);
+    ck_assert_int_eq(atomic_load(&later), 0);
+  }
   /* A stream that never waited is not affected. */
   clsStream_t u;
   CK_OK(clsStreamCreateWithFlags(&u, clsStreamNonBlocking));
