@@ -77,6 +77,15 @@ clsError_t cls__current_device(int *dev) {
   return cls__b_device_open(*dev);
 }
 
+/* Initializes the library and checks that `device` is one of its devices. */
+static clsError_t cls__valid_device(int device) {
+  clsError_t e = cls__init();
+  if (e == clsSuccess && (device < 0 || device >= cls__ndevices))
+    e = cls__reason(clsErrorInvalidDevice, "device %d is not in 0..%d",
+                    device, cls__ndevices - 1);
+  return e;
+}
+
 clsError_t clsGetDeviceCount(int *count) {
   CLS__NOT_IN_HOST_FN();
   if (!count) CLS__RETURN(cls__reason(clsErrorInvalidValue, "count is NULL"));
@@ -89,12 +98,8 @@ clsError_t clsGetDeviceCount(int *count) {
 
 clsError_t clsSetDevice(int device) {
   CLS__NOT_IN_HOST_FN();
-  clsError_t e = cls__init();
+  clsError_t e = cls__valid_device(device);
   if (e != clsSuccess) CLS__RETURN(e);
-  if (device < 0 || device >= cls__ndevices)
-    CLS__RETURN(cls__reason(clsErrorInvalidDevice,
-                            "device %d is not in 0..%d", device,
-                            cls__ndevices - 1));
   e = cls__b_device_open(device);
   if (e == clsSuccess) cls__current = device;
   CLS__RETURN(e);
@@ -110,12 +115,8 @@ clsError_t clsGetDevice(int *device) {
 clsError_t clsGetDeviceProperties(clsDeviceProp *prop, int device) {
   CLS__NOT_IN_HOST_FN();
   if (!prop) CLS__RETURN(cls__reason(clsErrorInvalidValue, "prop is NULL"));
-  clsError_t e = cls__init();
+  clsError_t e = cls__valid_device(device);
   if (e != clsSuccess) CLS__RETURN(e);
-  if (device < 0 || device >= cls__ndevices)
-    CLS__RETURN(cls__reason(clsErrorInvalidDevice,
-                            "device %d is not in 0..%d", device,
-                            cls__ndevices - 1));
   CLS__RETURN(cls__b_device_props(device, prop));
 }
 
