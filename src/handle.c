@@ -59,7 +59,7 @@ uintptr_t cls__handle_new(enum cls__kind kind, void *obj) {
   if (++slot->gen == 0) slot->gen = 1;
   h = ((uintptr_t)slot->gen << 32) | ((uintptr_t)index << 4) |
       (uintptr_t)kind;
-  atomic_store_explicit(&slot->obj, obj, memory_order_relaxed);
+  atomic_store_explicit(&slot->obj, obj, memory_order_release);
   atomic_store_explicit(&slot->id, h, memory_order_release);
 out:
   pthread_mutex_unlock(&cls__handles_lock);
@@ -72,7 +72,15 @@ void *cls__handle_get(enum cls__kind kind, uintptr_t h) {
   cls__slot *slot = cls__slot_at((uint32_t)((h >> 4) & 0x0fffffffu));
   if (CLS__UNLIKELY(!slot)) return NULL;
   if (atomic_load_explicit(&slot->id, memory_order_acquire) != h) return NULL;
-  return atomic_load_explicit(&slot->obj, memory_order_relaxed);
+  void *obj = atomic_load_explicit(&slot->obj, memory_order_relaxed);
+  /* A destroy and a create on another thread between the two loads would
+   * give the slot's next object, maybe of another kind: check that the
+   * handle still owns the slot.  Every obj store is a release after the id
+   * changed, so an obj written by a later owner makes this load see the
+   * id change. */
+  atomic_thread_fence(memory_order_acquire);
+  if (atomic_load_explicit(&slot->id, memory_order_relaxed) != h) return NULL;
+  return obj;
 }
 
 void *cls__handle_retire(enum cls__kind kind, uintptr_t h) {
@@ -84,7 +92,7 @@ void *cls__handle_retire(enum cls__kind kind, uintptr_t h) {
   if (!atomic_compare_exchange_strong(&slot->id, &expect, 0)) return NULL;
   void *obj = atomic_load_explicit(&slot->obj, memory_order_relaxed);
   pthread_mutex_lock(&cls__handles_lock);
-  atomic_store_explicit(&slot->obj, NULL, memory_order_relaxed);
+  atomic_store_explicit(&slot->obj, NULL, memory_order_release);
   slot->next_free = cls__free_head;
   cls__free_head = index + 1;
   pthread_mutex_unlock(&cls__handles_lock);
