@@ -35,6 +35,7 @@ static void cls__init_once(void) {
     cls__limits *l = &cls__limit_table[d];
     l->max_threads_per_block = p.maxThreadsPerBlock;
     memcpy(l->max_threads_dim, p.maxThreadsDim, sizeof l->max_threads_dim);
+    memcpy(l->max_grid, p.maxGridSize, sizeof l->max_grid);
     l->shared_mem_per_block = p.sharedMemPerBlock;
   }
   cls__default_dev = cls__b_default_device();

@@ -73,6 +73,7 @@ clsError_t cls__current_device(int *dev);
 typedef struct cls__limits {
   int max_threads_per_block;
   int max_threads_dim[3];
+  int max_grid[3];
   size_t shared_mem_per_block;
 } cls__limits;
 const cls__limits *cls__device_limits(int dev);

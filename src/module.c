@@ -227,7 +227,14 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
                               "block dimension %c = %u exceeds the device's "
                               "limit of %d",
                               "xyz"[d], bd[d], lim->max_threads_dim[d]));
-    if (CLS__UNLIKELY(gd[d] > SIZE_MAX / bd[d]))
+    if (CLS__UNLIKELY(lim->max_grid[d] > 0 &&
+                      gd[d] > (unsigned)lim->max_grid[d]))
+      CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+                              "grid dimension %c = %u exceeds the device's "
+                              "limit of %d (maxGridSize)",
+                              "xyz"[d], gd[d], lim->max_grid[d]));
+    /* Folded away where size_t has 64 bits. */
+    if (CLS__UNLIKELY((unsigned long long)gd[d] * bd[d] > SIZE_MAX))
       CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
                               "grid dimension %c = %u times block dimension "
                               "%u overflows size_t",

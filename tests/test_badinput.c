@@ -626,6 +626,18 @@ static clsError_t unload_m(fx *x) {
     S_MEM " (block above the device's limit: maxThreadsDim)",                  \
     launch_cfg(x, d3(1, 1, 1),                                                 \
                d3(1, 1, (unsigned)x->prop.maxThreadsDim[2] + 1)))              \
+  X(launch_grid_x_over, NEED_MOD, ICFG,                                        \
+    S_MEM " (grid above the device's limit: maxGridSize)",                     \
+    launch_cfg(x, d3((unsigned)x->prop.maxGridSize[0] + 1, 1, 1),              \
+               d3(1, 1, 1)))                                                   \
+  X(launch_grid_y_over, NEED_MOD, ICFG,                                        \
+    S_MEM " (grid above the device's limit: maxGridSize)",                     \
+    launch_cfg(x, d3(1, (unsigned)x->prop.maxGridSize[1] + 1, 1),              \
+               d3(1, 1, 1)))                                                   \
+  X(launch_grid_z_over, NEED_MOD, ICFG,                                        \
+    S_MEM " (grid above the device's limit: maxGridSize)",                     \
+    launch_cfg(x, d3(1, 1, (unsigned)x->prop.maxGridSize[2] + 1),              \
+               d3(1, 1, 1)))                                                   \
   X(launch_block_uint_max, NEED_MOD, ICFG,                                     \
     S_MEM " (block above the device's limit)",                                 \
     launch_cfg(x, d3(1, 1, 1), d3(UINT_MAX, 1, 1)))                            \

@@ -405,8 +405,13 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   for (int i = 0; i < 3; ++i) {
     p->maxThreadsDim[i] =
         d->max_item[i] > INT_MAX ? INT_MAX : (int)d->max_item[i];
-    p->maxGridSize[i] = INT_MAX;
   }
+  /* CUDA's grid limits (compute capability 3.0 and later), enforced on
+   * every device so that a launch fails or works alike on both builds;
+   * OpenCL's own limit, a size_t global size, is never the tighter one. */
+  p->maxGridSize[0] = INT_MAX;
+  p->maxGridSize[1] = 65535;
+  p->maxGridSize[2] = 65535;
   cl_uint warp = 0;
 #ifdef CL_DEVICE_WARP_SIZE_NV
   if (clGetDeviceInfo(d->id, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp,
