@@ -109,7 +109,9 @@ void gate_hold(gate *g, clsStream_t s);
 clsError_t gate_try_hold(gate *g, clsStream_t s);
 /* Waits until the host function has started; 1 if it did. */
 int gate_wait_entered(gate *g, int timeout_ms);
-/* Lets the host function return. */
+/* Lets the host function return.  Fails the test if the host function
+ * gave up waiting first (GATE_SAFETY_MS): whatever the test did while the
+ * gate was held waited on it. */
 void gate_release(gate *g);
 /* Waits until the host function has returned; 1 if it did. */
 int gate_wait_finished(gate *g, int timeout_ms);
