@@ -207,46 +207,71 @@ START_TEST(threads_shared_streams) {
 }
 END_TEST
 
-/* Kernels from many threads into one shared stream keep stream order. */
+/* Kernels from many threads into one shared stream keep stream order.
+ * Each thread owns a region and alternates +1 and *2 on it, ten times:
+ * from 0 that gives 2046, and any lost, repeated or reordered launch gives
+ * another value (each +1 is weighted by the *2s after it).  The main
+ * thread's fill before and +1, *3 after the workers' launches show that
+ * all of them ran between the two, in the order they were enqueued. */
+enum { KREGION = LEN / NTHREADS, KROUNDS = 10 };
+
 typedef struct kern_arg {
   clsStream_t s;
-  int *d;
+  int *d;          /* the thread's region, KREGION ints */
+  const int *ones; /* KREGION ones */
   atomic_int *errors;
 } kern_arg;
 
 static void *shared_kernel_worker(void *p) {
   kern_arg *a = p;
-  for (int k = 0; k < 20; ++k)
-    if (launch_scale(&g_arith, a->s, a->d, -1, LEN) != clsSuccess)
+  for (int k = 0; k < KROUNDS; ++k) {
+    if (launch_add(&g_arith, a->s, a->d, a->ones, a->d, KREGION) != clsSuccess)
       atomic_fetch_add(a->errors, 1);
+    if (launch_scale(&g_arith, a->s, a->d, 2, KREGION) != clsSuccess)
+      atomic_fetch_add(a->errors, 1);
+  }
   return NULL;
 }
 
 START_TEST(threads_kernels_into_shared_stream) {
   arith_load(&g_arith);
   int *d = dev_ints(LEN);
-  dev_set(d, 3, LEN);
+  int *ones = dev_ints(LEN);
+  dev_set(d, 7, LEN);
+  dev_set(ones, 1, LEN);
   clsStream_t s;
   CK_OK(clsStreamCreate(&s));
   gate *g = gate_new();
   gate_hold(g, s);
+  /* Before every worker launch: a worker kernel run early is erased. */
+  CK_OK(launch_fill(&g_arith, s, d, 0, LEN));
   atomic_int errors = 0;
   kern_arg args[NTHREADS];
   pthread_t th[NTHREADS];
   for (int t = 0; t < NTHREADS; ++t) {
-    args[t] = (kern_arg){s, d, &errors};
+    args[t] = (kern_arg){s, d + t * KREGION, ones, &errors};
     ck_assert_int_eq(
         pthread_create(&th[t], NULL, shared_kernel_worker, &args[t]), 0);
   }
   for (int t = 0; t < NTHREADS; ++t) pthread_join(th[t], NULL);
-  CK_OK(launch_scale(&g_arith, s, d, 5, LEN));
+  /* After every worker launch: a worker kernel run late shows. */
+  CK_OK(launch_add(&g_arith, s, d, ones, d, LEN));
+  CK_OK(launch_scale(&g_arith, s, d, 3, LEN));
   gate_release(g);
   CK_OK(clsStreamSynchronize(s));
   CK_ATOMIC_EQ(errors, 0);
-  /* 120 negations (even) then *5. */
-  dev_expect(d, 15, LEN, "d");
+  int h[LEN];
+  dev_get(h, d, LEN);
+  int rounds = 0; /* (0 + 1) * 2, KROUNDS times: 2^(KROUNDS+1) - 2 */
+  for (int k = 0; k < KROUNDS; ++k) rounds = (rounds + 1) * 2;
+  ck_assert_int_eq(rounds, 2046);
+  for (int t = 0; t < NTHREADS; ++t)
+    host_expect(h + t * KREGION, (rounds + 1) * 3, KREGION, "thread region");
+  /* The elements no thread owns got only the main thread's kernels. */
+  host_expect(h + NTHREADS * KREGION, 3, LEN - NTHREADS * KREGION, "tail");
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
+  CK_OK(clsFree(ones));
   arith_unload(&g_arith);
 }
 END_TEST
