@@ -101,11 +101,6 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   return clsSuccess;
 }
 
-static clsError_t cls__failed(cl_int st) {
-  return cls__reason(clsErrorLaunchFailure,
-                     "work captured by the event failed (status %d)", (int)st);
-}
-
 clsError_t cls__b_event_query(cls__bevent *e) {
   if (CLS__LIKELY(atomic_load_explicit(&e->done, memory_order_acquire)))
     return clsSuccess;
@@ -117,7 +112,7 @@ clsError_t cls__b_event_query(cls__bevent *e) {
       atomic_store_explicit(&e->done, 1, memory_order_release);
   }
   pthread_mutex_unlock(&e->lock);
-  if (st < 0) return cls__failed(st);
+  if (st < 0) return cls__ocl_failed(st);
   return st == CL_COMPLETE ? clsSuccess : clsErrorNotReady;
 }
 
@@ -146,8 +141,7 @@ clsError_t cls__b_event_sync(cls__bevent *e) {
 }
 
 /* END timestamp of e's newest record; clsErrorNotReady if incomplete. */
-static clsError_t cls__end_time(cls__bevent *e, cl_event *evp,
-                                cl_ulong *t) {
+static clsError_t cls__end_time(cls__bevent *e, cl_ulong *t) {
   pthread_mutex_lock(&e->lock);
   cl_event ev = e->ev;
   cl_int st = CL_COMPLETE;
@@ -159,11 +153,10 @@ static clsError_t cls__end_time(cls__bevent *e, cl_event *evp,
                                     t, NULL);
   }
   pthread_mutex_unlock(&e->lock);
-  *evp = ev;
   if (!ev)
     return cls__reason(clsErrorInvalidResourceHandle,
                        "the event was never recorded");
-  if (st < 0) return cls__failed(st);
+  if (st < 0) return cls__ocl_failed(st);
   if (st != CL_COMPLETE) return clsErrorNotReady;
   if (err != CL_SUCCESS)
     return cls__ocl_error(err, "clGetEventProfilingInfo");
@@ -171,12 +164,11 @@ static clsError_t cls__end_time(cls__bevent *e, cl_event *evp,
 }
 
 clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b) {
-  cl_event ea, eb;
   cl_ulong ta = 0, tb = 0;
-  clsError_t r = cls__end_time(a, &ea, &ta);
-  clsError_t r2 = cls__end_time(b, &eb, &tb);
+  clsError_t r = cls__end_time(a, &ta);
+  clsError_t r2 = cls__end_time(b, &tb);
   if (r == clsSuccess) r = r2;
   if (r != clsSuccess) return r;
-  *ms = ea == eb ? 0.0f : (float)((double)(int64_t)(tb - ta) / 1e6);
+  *ms = (float)((double)(int64_t)(tb - ta) / 1e6);
   return clsSuccess;
 }

@@ -454,7 +454,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   }
   if (CLS__LIKELY(i == f->nargs))
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
-                                 b.n ? b.list : NULL, &ev);
+                                 b.list, &ev);
   pthread_mutex_unlock(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
   cls__ocl_end(s, &b, ok ? ev : NULL);

@@ -60,7 +60,7 @@ typedef struct cls__ocl_device {
    * newest commands of streams destroyed with work pending. */
   pthread_mutex_t busy_lock;
   struct cls__bstream **busy;
-  unsigned nbusy, capbusy;
+  unsigned nbusy, capbusy, nblocking; /* capbusy >= nblocking streams */
   struct cls__ocl_orphan {
     cl_event ev;
     int blocking;
@@ -79,8 +79,6 @@ enum cls__stream_role {
 struct cls__bstream {
   cls__ocl_device *dev;
   cl_command_queue q;
-  unsigned flags;
-  int priority;
   int role;
   int blocking; /* takes part in legacy-stream synchronization */
   unsigned id;  /* for the timeline trace */
@@ -90,7 +88,7 @@ struct cls__bstream {
   /* Waits from clsStreamWaitEvent (retained) for the next command. */
   cl_event *waits;
   unsigned nwaits, capwaits;
-  _Atomic int has_waits; /* nwaits > 0, readable without a lock */
+  _Atomic int has_waits; /* some of the waits may be pending (0: none is) */
 
   /* The stream's newest command, retained; read by other streams. */
   pthread_mutex_t last_lock;
@@ -200,5 +198,7 @@ void cls__ocl_watch_done(cls__ocl_watch *w);
 /* Blocks until ev completes; sleeps rather than spins when `sleep` is set.
  * clsErrorLaunchFailure if the command ended in error. */
 clsError_t cls__ocl_wait(cl_event ev, int sleep);
+/* clsErrorLaunchFailure, with a reason, for execution status st < 0. */
+clsError_t cls__ocl_failed(cl_int st);
 
 #endif /* CLSTREAM_OPENCL_OCL_H */

@@ -21,17 +21,40 @@ static int cls__grow(void **arr, unsigned *cap, unsigned need, size_t elem) {
   return 1;
 }
 
-static void cls__batch_push(cls__ocl_batch *b, cl_event ev) {
+static void cls__batch_init(cls__ocl_batch *b) {
+  b->list = b->small;
+  b->cap = sizeof b->small / sizeof b->small[0];
+  b->n = 0;
+}
+
+/* Adds ev to b; `owned`: b holds a reference to release.  Out of host
+ * memory, the dependency is kept by waiting for ev here and now. */
+static void cls__batch_add(cls__ocl_batch *b, cl_event ev, int owned) {
   if (b->n == b->cap) {
     cl_uint cap = b->cap * 2;
     cl_event *l = malloc(cap * sizeof *l);
-    if (!l) return; /* out of memory: the wait is dropped, see reason */
+    if (!l) {
+      clWaitForEvents(1, &ev);
+      if (owned) clReleaseEvent(ev);
+      return;
+    }
     memcpy(l, b->list, b->n * sizeof *l);
     if (b->list != b->small) free(b->list);
     b->list = l;
     b->cap = cap;
   }
   b->list[b->n++] = ev;
+}
+
+/* Adds ev (retained by the caller) to b. */
+static void cls__batch_push(cls__ocl_batch *b, cl_event ev) {
+  cls__batch_add(b, ev, 1);
+}
+
+clsError_t cls__ocl_failed(cl_int st) {
+  return cls__reason(clsErrorLaunchFailure,
+                     "a device command failed (execution status %d)",
+                     (int)st);
 }
 
 cl_int cls__ocl_status(cl_event ev) {
@@ -187,10 +210,12 @@ static void cls__sleeper_wake(cls__ocl_job *j) {
 
 clsError_t cls__ocl_wait(cl_event ev, int sleep) {
   if (!sleep) {
+    /* CL_SUCCESS only when ev is CL_COMPLETE, an error when it failed. */
     cl_int err = clWaitForEvents(1, &ev);
-    if (err != CL_SUCCESS && err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+    if (err == CL_SUCCESS) return clsSuccess;
+    if (err != CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
       return cls__ocl_error(err, "clWaitForEvents");
-  } else {
+  } else if (cls__ocl_status(ev) > CL_COMPLETE) {
     cls__sleeper *s = calloc(1, sizeof *s);
     if (!s) return cls__reason(clsErrorMemoryAllocation, "out of memory");
     pthread_mutex_init(&s->m, NULL);
@@ -204,13 +229,34 @@ clsError_t cls__ocl_wait(cl_event ev, int sleep) {
     cls__sleeper_put(s);
   }
   cl_int st = cls__ocl_status(ev);
-  if (st < 0)
-    return cls__reason(clsErrorLaunchFailure,
-                       "a command in the stream failed (status %d)", (int)st);
-  return clsSuccess;
+  return st < 0 ? cls__ocl_failed(st) : clsSuccess;
 }
 
 /* ---- The enqueue bracket ---------------------------------------------- */
+
+/* Lists s (whose in_busy the caller just set) in its device's busy list,
+ * which has room for every blocking stream (cls__stream_new). */
+static void cls__busy_add(cls__bstream *s) {
+  cls__ocl_device *d = s->dev;
+  pthread_mutex_lock(&d->busy_lock);
+  d->busy[d->nbusy++] = s;
+  pthread_mutex_unlock(&d->busy_lock);
+}
+
+/* Keeps ev (retained; the caller's reference moves) visible to legacy
+ * work and device synchronization after its stream is gone.  Under
+ * d->busy_lock.  Out of host memory, waits for ev instead. */
+static void cls__orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
+  if (!cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
+                 sizeof *d->orphans)) {
+    clWaitForEvents(1, &ev);
+    clReleaseEvent(ev);
+    return;
+  }
+  d->orphans[d->norphans].ev = ev;
+  d->orphans[d->norphans].blocking = blocking;
+  d->norphans++;
+}
 
 /* Adds to b (retained) t's newest command and its waits that no command
  * has consumed yet, where not complete; returns whether there were any.
@@ -229,14 +275,17 @@ static int cls__gather_stream(cls__bstream *t, cls__ocl_batch *b) {
     }
   }
   /* A clsStreamWaitEvent that no command has consumed yet is work of t
-   * too (as CUDA has it: legacy work waits for it). */
+   * too (as CUDA has it: legacy work waits for it).  Once all of them are
+   * complete, has_waits lets the hot paths skip them. */
+  int waiting = 0;
   for (unsigned w = 0; w < t->nwaits; ++w)
     if (cls__ocl_status(t->waits[w]) != CL_COMPLETE) {
       clRetainEvent(t->waits[w]);
       cls__batch_push(b, t->waits[w]);
-      pending = 1;
+      waiting = 1;
     }
-  return pending;
+  if (!waiting) atomic_store_explicit(&t->has_waits, 0, memory_order_release);
+  return pending || waiting;
 }
 
 /* Adds to b the newest commands of the device's blocking streams (and of
@@ -292,10 +341,9 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) { cls__begin(s, b, 1); }
 
 static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
   pthread_mutex_lock(&s->lock);
-  b->list = b->small;
-  b->cap = sizeof b->small / sizeof b->small[0];
-  b->n = 0;
-  for (unsigned i = 0; i < s->nwaits; ++i) cls__batch_push(b, s->waits[i]);
+  cls__batch_init(b);
+  /* Borrowed: cls__ocl_end releases them as consumed. */
+  for (unsigned i = 0; i < s->nwaits; ++i) cls__batch_add(b, s->waits[i], 0);
   b->npending = b->n;
   b->what = b->cat = NULL;
   b->from = NULL;
@@ -326,14 +374,7 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
     pthread_mutex_unlock(&s->last_lock);
     for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
     if (old) clReleaseEvent(old);
-    if (add) {
-      cls__ocl_device *d = s->dev;
-      pthread_mutex_lock(&d->busy_lock);
-      if (cls__grow((void **)&d->busy, &d->capbusy, d->nbusy + 1,
-                    sizeof *d->busy))
-        d->busy[d->nbusy++] = s;
-      pthread_mutex_unlock(&d->busy_lock);
-    }
+    if (add) cls__busy_add(s);
     clFlush(s->q);
     if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   }
@@ -362,10 +403,22 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
     return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
   }
   s->dev = d;
-  s->flags = flags;
-  s->priority = priority;
   s->role = role;
   s->blocking = role != CLS__ROLE_LEGACY && !(flags & clsStreamNonBlocking);
+  if (s->blocking) {
+    /* Room in the busy list for every blocking stream, so that listing
+     * one later (while enqueueing) cannot fail. */
+    pthread_mutex_lock(&d->busy_lock);
+    int ok = cls__grow((void **)&d->busy, &d->capbusy, d->nblocking + 1,
+                       sizeof *d->busy);
+    if (ok) d->nblocking++;
+    pthread_mutex_unlock(&d->busy_lock);
+    if (!ok) {
+      clReleaseCommandQueue(s->q);
+      free(s);
+      return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+    }
+  }
   static atomic_uint next_id;
   s->id = atomic_fetch_add(&next_id, 1) + 1;
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_stream(s);
@@ -402,15 +455,10 @@ void cls__b_stream_destroy(cls__bstream *s) {
    * the legacy stream and device synchronization still wait for them. */
   for (unsigned i = 0; i < s->nwaits; ++i) {
     cl_event w = s->waits[i];
-    if (cls__ocl_status(w) != CL_COMPLETE &&
-        cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
-                  sizeof *d->orphans)) {
-      d->orphans[d->norphans].ev = w;
-      d->orphans[d->norphans].blocking = s->blocking;
-      d->norphans++;
-    } else {
+    if (cls__ocl_status(w) != CL_COMPLETE)
+      cls__orphan_add(d, w, s->blocking);
+    else
       clReleaseEvent(w);
-    }
   }
   free(s->waits);
   for (unsigned i = 0; i < d->nbusy; ++i)
@@ -418,19 +466,15 @@ void cls__b_stream_destroy(cls__bstream *s) {
       d->busy[i] = d->busy[--d->nbusy];
       break;
     }
+  if (s->blocking) d->nblocking--;
   /* Work still pending stays visible to the legacy stream and to device
    * synchronization until it completes; failed work until
    * clsDeviceSynchronize has reported it. */
-  if (s->last && cls__ocl_status(s->last) != CL_COMPLETE &&
-      cls__grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
-                sizeof *d->orphans)) {
-    d->orphans[d->norphans].ev = s->last;
-    d->orphans[d->norphans].blocking = s->blocking;
-    d->norphans++;
-    s->last = NULL;
-  }
+  if (s->last && cls__ocl_status(s->last) != CL_COMPLETE)
+    cls__orphan_add(d, s->last, s->blocking);
+  else if (s->last)
+    clReleaseEvent(s->last);
   pthread_mutex_unlock(&d->busy_lock);
-  if (s->last) clReleaseEvent(s->last);
   clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->last_lock);
@@ -491,10 +535,8 @@ clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out) {
 /* Turns waits that no command has consumed yet into a marker, so that
  * synchronizing the stream includes them. */
 static clsError_t cls__materialize_waits(cls__bstream *s) {
-  pthread_mutex_lock(&s->lock);
-  unsigned n = s->nwaits;
-  pthread_mutex_unlock(&s->lock);
-  if (n == 0) return clsSuccess;
+  if (!atomic_load_explicit(&s->has_waits, memory_order_acquire))
+    return clsSuccess;
   /* The legacy synchronization was captured when the waits were made; a
    * gather now would add legacy work issued after them. */
   cls__ocl_batch b;
@@ -540,22 +582,26 @@ clsError_t cls__b_stream_sync(cls__bstream *s) {
 }
 
 clsError_t cls__b_stream_query(cls__bstream *s) {
-  /* A pending wait makes the stream not ready; a failed one fails it. */
+  if (atomic_load_explicit(&s->last_done, memory_order_acquire) &&
+      !atomic_load_explicit(&s->has_waits, memory_order_acquire))
+    return clsSuccess;
+  /* A pending wait makes the stream not ready; a failed one fails it.
+   * last_lock, not the enqueue lock: writers of both hold both. */
   cl_int st = CL_COMPLETE;
-  pthread_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->last_lock);
   for (unsigned i = 0; i < s->nwaits && st == CL_COMPLETE; ++i)
     st = cls__ocl_status(s->waits[i]);
-  pthread_mutex_unlock(&s->lock);
   if (st == CL_COMPLETE) {
-    cl_event ev = cls__last(s);
-    if (!ev) return clsSuccess;
-    st = cls__ocl_status(ev);
-    if (st == CL_COMPLETE) cls__mark_done(s, ev);
-    clReleaseEvent(ev);
+    if (s->nwaits)
+      atomic_store_explicit(&s->has_waits, 0, memory_order_release);
+    if (s->last && !atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
+      st = cls__ocl_status(s->last);
+      if (st == CL_COMPLETE)
+        atomic_store_explicit(&s->last_done, 1, memory_order_release);
+    }
   }
-  if (st < 0)
-    return cls__reason(clsErrorLaunchFailure,
-                       "a command in the stream failed (status %d)", (int)st);
+  pthread_mutex_unlock(&s->last_lock);
+  if (st < 0) return cls__ocl_failed(st);
   return st == CL_COMPLETE ? clsSuccess : clsErrorNotReady;
 }
 
@@ -614,9 +660,7 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
    * (measured on CUDA).  On a blocking stream only the next command
    * gathers the legacy stream's work, at its own time. */
   cls__ocl_batch g;
-  g.list = g.small;
-  g.cap = sizeof g.small / sizeof g.small[0];
-  g.n = 0;
+  cls__batch_init(&g);
   pthread_mutex_lock(&s->lock);
   if (s->role == CLS__ROLE_LEGACY) cls__gather_blocking(s->dev, &g);
   if (ev) cls__batch_push(&g, ev);
@@ -638,14 +682,7 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
   if (!ok)
     for (cl_uint i = 0; i < g.n; ++i) clReleaseEvent(g.list[i]);
   if (g.list != g.small) free(g.list);
-  if (add) {
-    cls__ocl_device *d = s->dev;
-    pthread_mutex_lock(&d->busy_lock);
-    if (cls__grow((void **)&d->busy, &d->capbusy, d->nbusy + 1,
-                  sizeof *d->busy))
-      d->busy[d->nbusy++] = s;
-    pthread_mutex_unlock(&d->busy_lock);
-  }
+  if (add) cls__busy_add(s);
   return ok ? clsSuccess
             : cls__reason(clsErrorMemoryAllocation, "out of host memory");
 }
@@ -836,16 +873,16 @@ clsError_t cls__b_device_sync(int dev) {
   return e;
 }
 
-/* Waits for the newest command of every stream of d, live or destroyed. */
+/* Waits for the pending work of every stream of d, live or destroyed:
+ * newest commands and waits that no command has consumed yet. */
 static clsError_t cls__device_wait_all(cls__ocl_device *d) {
   cls__ocl_batch b;
-  b.list = b.small;
-  b.cap = sizeof b.small / sizeof b.small[0];
-  b.n = 0;
+  cls__batch_init(&b);
   pthread_mutex_lock(&d->streams_lock);
   for (cls__bstream *s = d->streams; s; s = s->next) {
-    cl_event ev = cls__last(s);
-    if (ev) cls__batch_push(&b, ev);
+    pthread_mutex_lock(&s->last_lock);
+    cls__gather_stream(s, &b);
+    pthread_mutex_unlock(&s->last_lock);
   }
   pthread_mutex_unlock(&d->streams_lock);
   pthread_mutex_lock(&d->busy_lock);
