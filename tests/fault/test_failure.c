@@ -255,8 +255,16 @@ START_TEST(wait_on_already_failed_event_propagates) {
   cb_probe c;
   atomic_init(&c.calls, 0);
   atomic_init(&c.status, clsSuccess);
+  /* Either enqueued (then handled as below) or refused at once with the
+   * stream's failure; nothing else. */
   clsError_t h = clsLaunchHostFunc(t, hf_count, &later);
+  ck_assert_msg(h == clsSuccess || h == clsErrorLaunchFailure,
+                "a host function behind a failed wait returned %s",
+                clsGetErrorName(h));
   clsError_t cb = clsStreamAddCallback(t, cb_record, &c, 0);
+  ck_assert_msg(cb == clsSuccess || cb == clsErrorLaunchFailure,
+                "a callback behind a failed wait returned %s",
+                clsGetErrorName(cb));
   CK_CLS(soon(bg_stream_sync, t, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
   if (cb == clsSuccess) {
