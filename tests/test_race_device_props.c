@@ -13,6 +13,8 @@
  * 1 with acquire).  In a normal build it passes. */
 #include "support.h"
 
+#include <stdlib.h>
+
 static pthread_barrier_t start;
 
 static void *open_device(void *p) {
@@ -24,7 +26,15 @@ static void *open_device(void *p) {
   return (void *)(intptr_t)r;
 }
 
+/* timingFallback is decided when the device opens and reads 0 before:
+ * every read is 0 or the final value, and once the final value is seen it
+ * stays (a torn or flickering read fails).  Loop index 1 forces the
+ * fallback on, so that the two values differ. */
 START_TEST(props_while_device_opens) {
+  if (_i == 1) {
+    if (!forked_or_skip("props_while_device_opens (forced fallback)")) return;
+    setenv("CLSTREAM_TIMING_FALLBACK", "1", 1);
+  }
   int n = 0, dev = 0;
   CK_OK(clsGetDeviceCount(&n)); /* initializes; opens no device */
   CK_OK(clsGetDevice(&dev));
@@ -32,24 +42,35 @@ START_TEST(props_while_device_opens) {
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, open_device, NULL), 0);
   pthread_barrier_wait(&start);
-  int fallback_seen = 0;
-  for (int i = 0; i < 20000; i++) {
+  enum { READS = 20000 };
+  static int seen[READS];
+  for (int i = 0; i < READS; i++) {
     clsDeviceProp p;
     CK_OK(clsGetDeviceProperties(&p, dev));
-    fallback_seen |= p.timingFallback;
+    seen[i] = p.timingFallback;
   }
   void *r;
   pthread_join(t, &r);
   CK_OK((clsError_t)(intptr_t)r);
   pthread_barrier_destroy(&start);
-  (void)fallback_seen;
+  clsDeviceProp fin;
+  CK_OK(clsGetDeviceProperties(&fin, dev));
+  if (_i == 1) ck_assert_int_eq(fin.timingFallback, 1);
+  int settled = 0; /* the final value has been read */
+  for (int i = 0; i < READS; i++) {
+    ck_assert_msg(seen[i] == fin.timingFallback || (!settled && seen[i] == 0),
+                  "read %d: timingFallback %d, final %d%s", i, seen[i],
+                  fin.timingFallback,
+                  settled ? " (after the final value was read)" : "");
+    settled |= seen[i] == fin.timingFallback;
+  }
 }
 END_TEST
 
 int main(void) {
   Suite *s = suite_create("race_device_props");
   TCase *tc = tcase_timed("race_device_props", 60);
-  tcase_add_test(tc, props_while_device_opens);
+  tcase_add_loop_test(tc, props_while_device_opens, 0, 2);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
