@@ -13,8 +13,9 @@ static int cls__ndevices;
 static int cls__default_dev = -1;
 static cls__limits *cls__limit_table;
 
-/* The thread's current device; -1 until set (then the default applies). */
-static _Thread_local int cls__current = -1;
+/* The thread's current device, opened; -1 until set or first used (then
+ * the default applies). */
+static _Thread_local int cls__current CLS__TLS_FAST = -1;
 
 static void cls__init_once(void) {
   clsError_t e = cls__b_init();
@@ -73,9 +74,17 @@ static clsError_t cls__current_index(int *dev) {
 }
 
 clsError_t cls__current_device(int *dev) {
+  /* Set only once its device is open: the hot path is one TLS read. */
+  int d = cls__current;
+  if (CLS__LIKELY(d >= 0)) {
+    *dev = d;
+    return clsSuccess;
+  }
   clsError_t e = cls__current_index(dev);
-  if (e != clsSuccess) return e;
-  return cls__b_device_open(*dev);
+  if (e == clsSuccess) e = cls__b_device_open(*dev);
+  /* As in CUDA, the default device becomes the thread's current one. */
+  if (e == clsSuccess) cls__current = *dev;
+  return e;
 }
 
 /* Initializes the library and checks that `device` is one of its devices. */

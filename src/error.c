@@ -66,8 +66,8 @@ const char *clsGetErrorString(clsError_t error) {
 
 /* ---- Per-thread state ------------------------------------------------ */
 
-static _Thread_local clsError_t cls__last_error = clsSuccess;
-_Thread_local int cls__in_host_fn = 0;
+static _Thread_local clsError_t cls__last_error CLS__TLS_FAST = clsSuccess;
+_Thread_local int cls__in_host_fn CLS__TLS_FAST = 0;
 static _Thread_local char cls__why[512];
 
 clsError_t clsGetLastError(void) {
@@ -103,7 +103,11 @@ clsError_t cls__reason(clsError_t code, const char *fmt, ...) {
 
 clsError_t cls__finish(const char *func, clsError_t code) {
   if (CLS__LIKELY(code == clsSuccess || code == clsErrorNotReady)) {
-    if (CLS__UNLIKELY(cls__why[0])) cls__why[0] = '\0'; /* recovered */
+    /* A reason is only ever written with logging on. */
+    if (CLS__UNLIKELY(atomic_load_explicit(&cls__log_state,
+                                           memory_order_relaxed) > 0) &&
+        cls__why[0])
+      cls__why[0] = '\0'; /* recovered */
     return code;
   }
   cls__last_error = code;

@@ -33,8 +33,18 @@ clsError_t cls__reason(clsError_t code, const char *fmt, ...)
 clsError_t cls__finish(const char *func, clsError_t code);
 #define CLS__RETURN(code) return cls__finish(__func__, (code))
 
+/* Thread-locals read by every call: the initial-exec model makes each
+ * read one %fs-relative load instead of a __tls_get_addr call (the
+ * library's few small ones fit glibc's static TLS surplus even when it is
+ * dlopened). */
+#if defined(__GNUC__)
+#define CLS__TLS_FAST __attribute__((tls_model("initial-exec")))
+#else
+#define CLS__TLS_FAST
+#endif
+
 /* Non-zero while the calling thread runs a host function or callback. */
-extern _Thread_local int cls__in_host_fn;
+extern _Thread_local int cls__in_host_fn CLS__TLS_FAST;
 #define CLS__NOT_IN_HOST_FN()                                               \
   do {                                                                      \
     if (CLS__UNLIKELY(cls__in_host_fn))                                     \
