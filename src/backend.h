@@ -45,6 +45,10 @@ int cls__b_default_device(void);
  * Returns clsErrorNotSupported, with a reason, for a device that cannot
  * be used.  Idempotent and thread-safe; blocks the first time only. */
 clsError_t cls__b_device_open(int dev);
+/* Whether device memory of `a` may be used by commands of opened device
+ * `b` (the same OpenCL context; always on CUDA, through unified
+ * addressing). */
+int cls__b_shares_memory(int a, int b);
 /* Fills *p.  Does not open the device. */
 clsError_t cls__b_device_props(int dev, clsDeviceProp *p);
 /* Priority range of opened `dev`: *least >= *greatest; 0, 0 without

@@ -114,13 +114,6 @@ clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
  * matching in both backends). */
 int cls__contains_nocase(const char *hay, const char *needle);
 
-/* ---- Allocation table (memory.c) ------------------------------------- */
-
-enum cls__mem_kind { CLS__MEM_NONE = 0, CLS__MEM_DEVICE, CLS__MEM_HOST };
-/* What p points into: a device allocation, a clsMallocHost allocation or
- * neither.  *avail gets the bytes from p to the end of the allocation. */
-enum cls__mem_kind cls__mem_find(const void *p, size_t *avail, int *dev);
-
 /* ---- Kernels ---------------------------------------------------------- */
 
 /* The prelude cl/clstream_kernel.h, embedded at build time. */

@@ -7,6 +7,8 @@
 
 /* ---- Allocation table: sorted by base, guarded by a rwlock ------------ */
 
+enum cls__mem_kind { CLS__MEM_NONE = 0, CLS__MEM_DEVICE, CLS__MEM_HOST };
+
 typedef struct cls__alloc {
   uintptr_t base;
   size_t size;
@@ -72,7 +74,10 @@ static int cls__table_remove(void *p, int kind, int *dev) {
   return found;
 }
 
-enum cls__mem_kind cls__mem_find(const void *p, size_t *avail, int *dev) {
+/* What p points into: a device allocation, a clsMallocHost allocation or
+ * neither.  *avail gets the bytes from p to the end of the allocation. */
+static enum cls__mem_kind cls__mem_find(const void *p, size_t *avail,
+                                        int *dev) {
   enum cls__mem_kind k = CLS__MEM_NONE;
   pthread_rwlock_rdlock(&cls__table_lock);
   ptrdiff_t i = cls__table_floor((uintptr_t)p);
@@ -158,26 +163,54 @@ clsError_t clsFreeHost(void *ptr) {
 
 /* ---- Copies and sets --------------------------------------------------- */
 
-/* Checks that [p, p+n) lies in a device-accessible allocation (device
- * memory, or pinned host memory which the copy engine can reach). */
-static clsError_t cls__check_dev_range(const void *p, size_t n,
-                                       const char *what) {
-  size_t avail = 0;
-  if (cls__mem_find(p, &avail, NULL) == CLS__MEM_NONE)
+/* Where a pointer lies: which allocation kind, how many bytes are left in
+ * it from there, and its device. */
+typedef struct cls__where {
+  enum cls__mem_kind kind;
+  size_t avail;
+  int dev;
+} cls__where;
+
+static cls__where cls__locate(const void *p) {
+  cls__where w = {CLS__MEM_NONE, 0, -1};
+  w.kind = cls__mem_find(p, &w.avail, &w.dev);
+  return w;
+}
+
+/* Checks that [p, p+n), located at w, lies in a device-accessible
+ * allocation (device memory, or pinned host memory which the copy engine
+ * can reach). */
+static clsError_t cls__check_dev_range(const cls__where *w, const void *p,
+                                       size_t n, const char *what) {
+  if (w->kind == CLS__MEM_NONE)
     return cls__reason(clsErrorInvalidValue,
                        "%s %p is not in a clstream allocation", what, p);
-  if (n > avail)
+  if (n > w->avail)
     return cls__reason(clsErrorInvalidValue,
                        "%s: %zu bytes run past the end of the allocation "
                        "(%zu bytes left)",
-                       what, n, avail);
+                       what, n, w->avail);
   return clsSuccess;
+}
+
+/* Checks that device memory at w can be used by a command of `dev`. */
+static clsError_t cls__check_reach(const cls__where *w, const void *p,
+                                   int dev, const char *what) {
+  if (w->kind != CLS__MEM_DEVICE || w->dev == dev ||
+      cls__b_shares_memory(w->dev, dev))
+    return clsSuccess;
+  return cls__reason(clsErrorNotSupported,
+                     "%s %p is memory of device %d, which does not share "
+                     "memory with the stream's device %d (another OpenCL "
+                     "platform)",
+                     what, p, w->dev, dev);
 }
 
 /* Validates a copy and resolves clsMemcpyDefault.  *pageable_src and
  * *pageable_dst are set for host sides in ordinary (pageable) memory. */
 static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
                                   clsMemcpyKind kind, clsMemcpyKind *out,
+                                  cls__where *dw, cls__where *sw,
                                   int *pageable_dst, int *pageable_src) {
   if ((unsigned)kind > clsMemcpyDefault)
     return cls__reason(clsErrorInvalidMemcpyDirection,
@@ -185,29 +218,30 @@ static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
   if (!dst || !src)
     return cls__reason(clsErrorInvalidValue, "%s is NULL",
                        dst ? "src" : "dst");
-  size_t davail = 0, savail = 0;
-  enum cls__mem_kind dk = cls__mem_find(dst, &davail, NULL);
-  enum cls__mem_kind sk = cls__mem_find(src, &savail, NULL);
+  *dw = cls__locate(dst);
+  *sw = cls__locate(src);
   if (kind == clsMemcpyDefault)
-    kind = (clsMemcpyKind)((sk == CLS__MEM_DEVICE ? 2 : 0) |
-                           (dk == CLS__MEM_DEVICE ? 1 : 0));
+    kind = (clsMemcpyKind)((sw->kind == CLS__MEM_DEVICE ? 2 : 0) |
+                           (dw->kind == CLS__MEM_DEVICE ? 1 : 0));
   int dst_dev = kind == clsMemcpyHostToDevice ||
                 kind == clsMemcpyDeviceToDevice;
   int src_dev = kind == clsMemcpyDeviceToHost ||
                 kind == clsMemcpyDeviceToDevice;
   clsError_t e = clsSuccess;
-  if (dst_dev) e = cls__check_dev_range(dst, n, "dst");
-  if (e == clsSuccess && src_dev) e = cls__check_dev_range(src, n, "src");
+  if (dst_dev) e = cls__check_dev_range(dw, dst, n, "dst");
+  if (e == clsSuccess && src_dev) e = cls__check_dev_range(sw, src, n, "src");
   /* Host sides inside a known allocation are range-checked too. */
-  if (e == clsSuccess && !dst_dev && dk != CLS__MEM_NONE && n > davail)
+  if (e == clsSuccess && !dst_dev && dw->kind != CLS__MEM_NONE &&
+      n > dw->avail)
     e = cls__reason(clsErrorInvalidValue, "dst: %zu bytes run past the end "
                     "of the allocation", n);
-  if (e == clsSuccess && !src_dev && sk != CLS__MEM_NONE && n > savail)
+  if (e == clsSuccess && !src_dev && sw->kind != CLS__MEM_NONE &&
+      n > sw->avail)
     e = cls__reason(clsErrorInvalidValue, "src: %zu bytes run past the end "
                     "of the allocation", n);
   *out = kind;
-  *pageable_dst = !dst_dev && dk == CLS__MEM_NONE;
-  *pageable_src = !src_dev && sk == CLS__MEM_NONE;
+  *pageable_dst = !dst_dev && dw->kind == CLS__MEM_NONE;
+  *pageable_src = !src_dev && sw->kind == CLS__MEM_NONE;
   return e;
 }
 
@@ -215,11 +249,15 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
                             clsMemcpyKind kind, clsStream_t sh, int sync) {
   clsMemcpyKind k = kind;
   int pdst = 1, psrc = 1;
-  clsError_t e = cls__copy_check(dst, src, n, kind, &k, &pdst, &psrc);
+  cls__where dw = {CLS__MEM_NONE, 0, -1}, sw = dw;
+  clsError_t e =
+      cls__copy_check(dst, src, n, kind, &k, &dw, &sw, &pdst, &psrc);
   if (e != clsSuccess || n == 0) return e;
   int dev;
   cls__bstream *s;
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
+  if (e == clsSuccess) e = cls__check_reach(&dw, dst, dev, "dst");
+  if (e == clsSuccess) e = cls__check_reach(&sw, src, dev, "src");
   if (e != clsSuccess) return e;
   /* Pageable host memory may be reused as soon as the call returns, as
    * with CUDA: a pageable source is staged, and a copy into pageable
@@ -245,11 +283,13 @@ clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
 static clsError_t cls__set(void *p, int value, size_t n, clsStream_t sh,
                            int sync) {
   if (!p) return cls__reason(clsErrorInvalidValue, "devPtr is NULL");
-  clsError_t e = cls__check_dev_range(p, n, "devPtr");
+  cls__where w = cls__locate(p);
+  clsError_t e = cls__check_dev_range(&w, p, n, "devPtr");
   if (e != clsSuccess || n == 0) return e;
   int dev;
   cls__bstream *s;
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
+  if (e == clsSuccess) e = cls__check_reach(&w, p, dev, "devPtr");
   if (e != clsSuccess) return e;
   return cls__b_memset(s, p, value, n, sync);
 }

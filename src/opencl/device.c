@@ -15,6 +15,10 @@ static int cls__ndevs;
 
 cls__ocl_device *cls__ocl_device_get(int dev) { return &cls__devs[dev]; }
 
+int cls__b_shares_memory(int a, int b) {
+  return a == b || cls__devs[a].ctx == cls__devs[b].ctx;
+}
+
 /* ---- cl_int -> clsError_t: the one place ------------------------------ */
 
 static const char *cls__cl_name(cl_int e) {
