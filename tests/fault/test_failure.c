@@ -84,20 +84,6 @@ static void make_failed(failed *f, unsigned sflags) {
 /* Polls the event until it is not NotReady. */
 static clsError_t settle(clsEvent_t e) { return poll_event(e, SOON_MS); }
 
-/* A blocking call on a helper thread; fails the test if it has not
- * returned within SOON_MS (a hang), else returns its result. */
-static clsError_t soon(clsError_t (*fn)(void *), void *arg, const char *what) {
-  bg_call *c = calloc(1, sizeof *c); /* leaked if it hangs */
-  bg_start(c, fn, arg);
-  double end = now_ms() + SOON_MS;
-  while (!bg_done(c) && now_ms() < end) sleep_ms(2);
-  ck_assert_msg(bg_done(c), "%s did not return within %d ms (hang)", what,
-                SOON_MS);
-  clsError_t r = bg_join(c);
-  free(c);
-  return r;
-}
-
 START_TEST(event_and_stream_report_launch_failure) {
   g_cb_mode = _i;
   failed f;
@@ -106,10 +92,10 @@ START_TEST(event_and_stream_report_launch_failure) {
   ck_assert_int_eq(atomic_load(&f.ran), 1); /* before the failure */
   for (int i = 0; i < 3; ++i) { /* consistently, every time */
     CK_CLS(clsEventQuery(f.e), clsErrorLaunchFailure);
-    CK_CLS(soon(bg_event_sync, f.e, "clsEventSynchronize"),
+    CK_CLS(bg_call_within(bg_event_sync, f.e, SOON_MS, "clsEventSynchronize"),
            clsErrorLaunchFailure);
     CK_CLS(clsStreamQuery(f.s), clsErrorLaunchFailure);
-    CK_CLS(soon(bg_stream_sync, f.s, "clsStreamSynchronize"),
+    CK_CLS(bg_call_within(bg_stream_sync, f.s, SOON_MS, "clsStreamSynchronize"),
            clsErrorLaunchFailure);
   }
   /* The failure is stored as the last error, like CUDA's. */
@@ -132,11 +118,12 @@ START_TEST(blocking_sync_event_reports_launch_failure) {
   CK_OK(clsLaunchHostFunc(f.s, hf_count, &f.ran));
   CK_OK(launch_fill(&f.a, f.s, f.buf, 7, 256));
   CK_OK(clsEventRecord(f.e, f.s));
-  CK_CLS(soon(bg_event_sync, f.e, "clsEventSynchronize (BlockingSync)"),
+  CK_CLS(bg_call_within(bg_event_sync, f.e, SOON_MS,
+                        "clsEventSynchronize (BlockingSync)"),
          clsErrorLaunchFailure);
   CK_CLS(clsEventQuery(f.e), clsErrorLaunchFailure);
   ck_assert_int_eq(atomic_load(&f.ran), 1);
-  CK_CLS(soon(bg_stream_sync, f.s, "clsStreamSynchronize"),
+  CK_CLS(bg_call_within(bg_stream_sync, f.s, SOON_MS, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
 }
 END_TEST
@@ -146,7 +133,7 @@ START_TEST(device_synchronize_reports_launch_failure) {
   failed f;
   make_failed(&f, clsStreamNonBlocking);
   CK_CLS(settle(f.e), clsErrorLaunchFailure);
-  CK_CLS(soon(bg_device_sync, NULL, "clsDeviceSynchronize"),
+  CK_CLS(bg_call_within(bg_device_sync, NULL, SOON_MS, "clsDeviceSynchronize"),
          clsErrorLaunchFailure);
 }
 END_TEST
@@ -181,7 +168,7 @@ START_TEST(callback_behind_failure_gets_error_status) {
                 calls);
   ck_assert_msg(atomic_load(&c.status) != clsSuccess,
                 "the callback got clsSuccess behind a failed command");
-  CK_CLS(soon(bg_stream_sync, f.s, "clsStreamSynchronize"),
+  CK_CLS(bg_call_within(bg_stream_sync, f.s, SOON_MS, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
 }
 END_TEST
@@ -196,7 +183,7 @@ START_TEST(host_function_behind_failure_is_skipped_without_hang) {
   atomic_init(&later, 0);
   CK_OK(clsLaunchHostFunc(f.s, hf_count, &later));
   CK_CLS(settle(f.e), clsErrorLaunchFailure);
-  CK_CLS(soon(bg_stream_sync, f.s, "clsStreamSynchronize"),
+  CK_CLS(bg_call_within(bg_stream_sync, f.s, SOON_MS, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
   sleep_ms(50); /* give a wrong implementation the chance to call it */
   ck_assert_int_eq(atomic_load(&later), 0);
@@ -220,7 +207,7 @@ START_TEST(wait_on_failed_event_propagates) {
   CK_CLS(settle(f.e), clsErrorLaunchFailure);
   CK_CLS(settle(e2), clsErrorLaunchFailure);
   CK_CLS(clsStreamQuery(t), clsErrorLaunchFailure);
-  CK_CLS(soon(bg_stream_sync, t, "clsStreamSynchronize"),
+  CK_CLS(bg_call_within(bg_stream_sync, t, SOON_MS, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
 }
 END_TEST
@@ -246,7 +233,7 @@ START_TEST(wait_on_already_failed_event_propagates) {
                 clsGetErrorName(r));
   CK_CLS(clsEventRecord(e2, t), r);
   if (r == clsSuccess) CK_CLS(settle(e2), clsErrorLaunchFailure);
-  CK_CLS(soon(bg_stream_sync, t, "clsStreamSynchronize"),
+  CK_CLS(bg_call_within(bg_stream_sync, t, SOON_MS, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
   /* A host function behind the failed wait is skipped, a callback gets
    * the error, and neither hangs the stream. */
@@ -265,7 +252,7 @@ START_TEST(wait_on_already_failed_event_propagates) {
   ck_assert_msg(cb == clsSuccess || cb == clsErrorLaunchFailure,
                 "a callback behind a failed wait returned %s",
                 clsGetErrorName(cb));
-  CK_CLS(soon(bg_stream_sync, t, "clsStreamSynchronize"),
+  CK_CLS(bg_call_within(bg_stream_sync, t, SOON_MS, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
   if (cb == clsSuccess) {
     double end = now_ms() + SOON_MS;
@@ -300,7 +287,8 @@ START_TEST(legacy_after_failed_blocking_stream_fails) {
   CK_OK(clsEventRecord(e2, NULL));
   CK_CLS(settle(f.e), clsErrorLaunchFailure);
   CK_CLS(settle(e2), clsErrorLaunchFailure);
-  CK_CLS(soon(bg_stream_sync, NULL, "clsStreamSynchronize(NULL)"),
+  CK_CLS(bg_call_within(bg_stream_sync, NULL, SOON_MS,
+                        "clsStreamSynchronize(NULL)"),
          clsErrorLaunchFailure);
 }
 END_TEST
@@ -317,7 +305,7 @@ START_TEST(destroyed_failed_stream_still_fails_legacy_work) {
   CK_OK(clsEventCreate(&e2));
   CK_OK(clsEventRecord(e2, NULL));
   CK_CLS(settle(e2), clsErrorLaunchFailure);
-  CK_CLS(soon(bg_device_sync, NULL, "clsDeviceSynchronize"),
+  CK_CLS(bg_call_within(bg_device_sync, NULL, SOON_MS, "clsDeviceSynchronize"),
          clsErrorLaunchFailure);
   clsStream_t t;
   CK_OK(clsStreamCreateWithFlags(&t, clsStreamNonBlocking));
@@ -345,7 +333,7 @@ START_TEST(failed_pageable_copy_reports_launch_failure) {
   fail_next_command();
   CK_OK(clsMemcpyAsync(d, h, 256 * sizeof *h, clsMemcpyHostToDevice, s));
   free(h); /* the caller may reuse pageable memory at once */
-  CK_CLS(soon(bg_stream_sync, s, "clsStreamSynchronize"),
+  CK_CLS(bg_call_within(bg_stream_sync, s, SOON_MS, "clsStreamSynchronize"),
          clsErrorLaunchFailure);
   CK_CLS(clsStreamQuery(s), clsErrorLaunchFailure);
 }

@@ -6,20 +6,6 @@
 
 #include <stdlib.h>
 
-/* A blocking call on a helper thread: fails the test if it has not
- * returned within `ms`. */
-static clsError_t within(clsError_t (*fn)(void *), void *arg, int ms,
-                         const char *what) {
-  bg_call *c = calloc(1, sizeof *c); /* leaked if it hangs */
-  bg_start(c, fn, arg);
-  double end = now_ms() + ms;
-  while (!bg_done(c) && now_ms() < end) sleep_ms(2);
-  ck_assert_msg(bg_done(c), "%s did not return within %d ms", what, ms);
-  clsError_t r = bg_join(c);
-  free(c);
-  return r;
-}
-
 /* Seeds 374, 440, 684 (and ~1 in 200 seeds): clsStreamSynchronize(s) on a
  * blocking stream whose newest operation is a clsStreamWaitEvent that no
  * command has consumed yet also waited for legacy-stream work issued AFTER
@@ -41,7 +27,7 @@ START_TEST(sync_after_pending_wait_ignores_later_legacy_work) {
   CK_OK(clsEventRecord(x, NULL));     /* legacy: waits for gate b */
   CK_CLS(clsEventQuery(x), clsErrorNotReady);
   gate_release(a);
-  CK_OK(within(bg_stream_sync, s, 5000, "clsStreamSynchronize(s)"));
+  CK_OK(bg_call_within(bg_stream_sync, s, 5000, "clsStreamSynchronize(s)"));
   CK_CLS(clsEventQuery(x), clsErrorNotReady); /* b still holds it */
   gate_release(b);
   CK_OK(clsDeviceSynchronize());

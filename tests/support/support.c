@@ -225,6 +225,19 @@ clsError_t bg_join(bg_call *c) {
   return c->rc;
 }
 
+clsError_t bg_call_within(clsError_t (*fn)(void *), void *arg, int ms,
+                          const char *what) {
+  bg_call *c = calloc(1, sizeof *c); /* leaked if it hangs */
+  ck_assert_ptr_nonnull(c);
+  bg_start(c, fn, arg);
+  double end = now_ms() + ms;
+  while (!bg_done(c) && now_ms() < end) sleep_ms(2);
+  ck_assert_msg(bg_done(c), "%s did not return within %d ms (hang)", what, ms);
+  clsError_t r = bg_join(c);
+  free(c);
+  return r;
+}
+
 clsError_t bg_stream_sync(void *s) { return clsStreamSynchronize(s); }
 clsError_t bg_event_sync(void *e) { return clsEventSynchronize(e); }
 clsError_t bg_device_sync(void *unused) {

@@ -153,6 +153,10 @@ int bg_done(bg_call *c);
 int bg_wait_done(bg_call *c, int timeout_ms);
 /* Joins the thread and returns fn's result. */
 clsError_t bg_join(bg_call *c);
+/* Runs fn(arg) on a helper thread and returns its result; fails the test
+ * if it has not returned within `ms` (a hang; the thread is left). */
+clsError_t bg_call_within(clsError_t (*fn)(void *), void *arg, int ms,
+                          const char *what);
 
 /* Adapters for bg_start. */
 clsError_t bg_stream_sync(void *s);   /* clsStreamSynchronize(s) */
