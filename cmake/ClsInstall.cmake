@@ -80,9 +80,7 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/clstreamConfig.cmake
 
 # ---- pkg-config ------------------------------------------------------------
 # Libs.private lists what a static link needs beyond libclstream.a: the
-# backend's libraries, found where CMake found them (for CUDA's driver
-# library that may be the toolkit's stubs directory; the real libcuda.so.1
-# is loaded at run time).
+# backend's libraries, found where CMake found them.
 set(CLS_PC_LIBS_PRIVATE "")
 set(CLS_PC_LDIRS "")
 foreach(t ${CLS_BACKEND_LIBS})
@@ -98,14 +96,10 @@ foreach(t ${CLS_BACKEND_LIBS})
     set(loc "${CUDA_${CMAKE_MATCH_1}_LIBRARY}")
   endif()
   if(NOT loc)
-    # An imported target without a file (newer FindCUDAToolkit may make
-    # CUDA::cuda_driver one): link it by name.
+    # An imported target without a file: link it by name.
     set(lname "")
     if(TARGET ${t})
       get_target_property(lname ${t} IMPORTED_LIBNAME)
-    endif()
-    if(NOT lname AND t STREQUAL "CUDA::cuda_driver")
-      set(lname cuda)
     endif()
     if(lname)
       string(APPEND CLS_PC_LIBS_PRIVATE "-l${lname} ")

@@ -8,9 +8,9 @@
  * Kernels compile with NVRTC and load through the runtime's library API
  * (cudaLibraryLoadData), so no driver API call is needed.
  *
- * Locks: cls__cuda_device.open_lock (device opening, once), and
- * cls__bmodule.lock (its function list).  Neither is held while waiting
- * on the device.
+ * Locks: cls__cuda_device.open_lock (device opening, once),
+ * cls__bmodule.lock (its function list) and zombie_lock.  None is held
+ * while waiting on the device.
  */
 #ifndef CLSTREAM_CUDA_BE_H
 #define CLSTREAM_CUDA_BE_H
@@ -96,8 +96,7 @@ void cls__cuda_module_free(struct cls__bmodule *m);
 /* Which API a native code comes from. */
 enum cls__cuda_api {
   CLS__CUDART = 0, /* cudaError_t */
-  CLS__CUDRV = 1,  /* CUresult */
-  CLS__NVRTC = 2   /* nvrtcResult */
+  CLS__NVRTC = 1   /* nvrtcResult */
 };
 
 /* The one map from native codes to clsError_t.  Unless `what` is NULL or

@@ -16,9 +16,8 @@ cls__cuda_device *cls__cuda_device_get(int dev) {
 
 /* ---- Native codes ----------------------------------------------------- */
 
-/* cudaError_t and CUresult share their numbers for everything clstream
- * distinguishes (clsError_t copies cudaError_t's), so one table serves
- * both. */
+/* clsError_t copies cudaError_t's numbers; this folds the codes clstream
+ * does not distinguish. */
 static clsError_t cls__cuda_map(int code) {
   switch (code) {
   case 0:
@@ -114,17 +113,12 @@ clsError_t cls__cuda_error(enum cls__cuda_api api, int code, const char *what) {
   clsError_t e = api == CLS__NVRTC ? cls__nvrtc_map((nvrtcResult)code)
                                    : cls__cuda_map(code);
   if (e == clsSuccess || e == clsErrorNotReady || !what) return e;
-  switch (api) {
-  case CLS__CUDART:
-    return cls__reason(e, "%s: %s (%s)", what,
-                       cudaGetErrorName((cudaError_t)code),
-                       cudaGetErrorString((cudaError_t)code));
-  case CLS__NVRTC:
+  if (api == CLS__NVRTC)
     return cls__reason(e, "%s: %s", what,
                        nvrtcGetErrorString((nvrtcResult)code));
-  default:
-    return cls__reason(e, "%s: CUresult %d", what, code);
-  }
+  return cls__reason(e, "%s: %s (%s)", what,
+                     cudaGetErrorName((cudaError_t)code),
+                     cudaGetErrorString((cudaError_t)code));
 }
 
 /* ---- Enumeration ------------------------------------------------------ */

@@ -30,7 +30,7 @@ clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
 void cls__b_event_destroy(cls__bevent *e) {
   /* Returns at once; the runtime releases the event once its captured
    * work is done. */
-  if (cudaSetDevice(e->dev) == cudaSuccess) (void)cudaEventDestroy(e->ev);
+  if (cls__cuda_use(e->dev) == clsSuccess) (void)cudaEventDestroy(e->ev);
   free(e);
 }
 

@@ -8,7 +8,7 @@ clsError_t cls__b_malloc(int dev, size_t size, void **out) {
 }
 
 void cls__b_free(int dev, void *p) {
-  if (cudaSetDevice(dev) == cudaSuccess) (void)cudaFree(p);
+  if (cls__cuda_use(dev) == clsSuccess) (void)cudaFree(p);
 }
 
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
@@ -19,7 +19,7 @@ clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
 }
 
 void cls__b_free_host(int dev, void *p) {
-  if (cudaSetDevice(dev) == cudaSuccess) (void)cudaFreeHost(p);
+  if (cls__cuda_use(dev) == clsSuccess) (void)cudaFreeHost(p);
 }
 
 /* clsMemcpyKind's values equal cudaMemcpyKind's. */

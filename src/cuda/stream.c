@@ -31,7 +31,7 @@ clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out) {
 void cls__b_stream_destroy(cls__bstream *s) {
   /* Returns at once; the runtime still runs the work already in the
    * stream, host functions included, and then releases it. */
-  if (cudaSetDevice(s->dev) == cudaSuccess) (void)cudaStreamDestroy(s->s);
+  if (cls__cuda_use(s->dev) == clsSuccess) (void)cudaStreamDestroy(s->s);
   free(s);
 }
 
