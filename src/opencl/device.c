@@ -55,7 +55,7 @@ static const char *cls__cl_name(cl_int e) {
   }
 }
 
-clsError_t cls__ocl_error(cl_int err, const char *what) {
+clsError_t cls__ocl_code(cl_int err) {
   clsError_t e;
   switch (err) {
   case CL_SUCCESS:
@@ -85,6 +85,7 @@ clsError_t cls__ocl_error(cl_int err, const char *what) {
   case CL_INVALID_VALUE:
   case CL_INVALID_BUILD_OPTIONS:
   case CL_INVALID_COMPILER_OPTIONS:
+  case CL_INVALID_LINKER_OPTIONS:
   case CL_INVALID_ARG_VALUE:
   case CL_INVALID_ARG_SIZE:
   case CL_INVALID_ARG_INDEX:
@@ -108,8 +109,13 @@ clsError_t cls__ocl_error(cl_int err, const char *what) {
     e = err < 0 ? clsErrorUnknown : clsErrorLaunchFailure;
     break;
   }
-  return cls__reason(e, "%s failed with %s (%d)", what, cls__cl_name(err),
-                     (int)err);
+  return e;
+}
+
+clsError_t cls__ocl_error(cl_int err, const char *what) {
+  if (err == CL_SUCCESS) return clsSuccess;
+  return cls__reason(cls__ocl_code(err), "%s failed with %s (%d)", what,
+                     cls__cl_name(err), (int)err);
 }
 
 /* ---- Enumeration ------------------------------------------------------ */

@@ -114,28 +114,19 @@ clsError_t cls__b_module_load(int dev, const char *source,
   free(opts);
   *log = cls__build_log(p, d->id, err != CL_SUCCESS);
   if (err != CL_SUCCESS) {
-    clsError_t code;
-    switch (err) {
-      case CL_BUILD_PROGRAM_FAILURE:
-      case CL_COMPILE_PROGRAM_FAILURE:
-      case CL_LINK_PROGRAM_FAILURE:
-        code = cls__reason(clsErrorInvalidSource,
-                           "the kernel source failed to compile for %s "
-                           "(clBuildProgram: %d); see clsGetLastBuildLog()",
-                           d->name, (int)err);
-        break;
-      case CL_INVALID_BUILD_OPTIONS:
-      case CL_INVALID_COMPILER_OPTIONS:
-      case CL_INVALID_LINKER_OPTIONS:
-        code = cls__reason(clsErrorInvalidValue,
-                           "invalid compiler options \"%s\" (clBuildProgram: "
-                           "%d); see clsGetLastBuildLog()",
-                           options ? options : "", (int)err);
-        break;
-      default:
-        code = cls__ocl_error(err, "clBuildProgram");
-        break;
-    }
+    clsError_t code = cls__ocl_code(err);
+    if (code == clsErrorInvalidSource)
+      cls__reason(code,
+                  "the kernel source failed to compile for %s "
+                  "(clBuildProgram: %d); see clsGetLastBuildLog()",
+                  d->name, (int)err);
+    else if (code == clsErrorInvalidValue)
+      cls__reason(code,
+                  "invalid compiler options \"%s\" (clBuildProgram: %d); "
+                  "see clsGetLastBuildLog()",
+                  options ? options : "", (int)err);
+    else
+      cls__ocl_error(err, "clBuildProgram");
     clReleaseProgram(p);
     return code;
   }
@@ -338,7 +329,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   *out = NULL;
   cl_kernel k = clCreateKernel(m->prog, name, &err);
   if (!k || err != CL_SUCCESS) {
-    if (err == CL_INVALID_KERNEL_NAME)
+    if (cls__ocl_code(err) == clsErrorSymbolNotFound)
       return cls__reason(clsErrorSymbolNotFound,
                          "no kernel named '%s' in the module", name);
     return cls__ocl_error(err, "clCreateKernel");

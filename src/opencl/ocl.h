@@ -135,7 +135,9 @@ cls__ocl_device *cls__ocl_device_get(int dev);
  * whose state is unknown is waited for, never dropped.  Never blocks. */
 cl_int cls__ocl_status(cl_event ev);
 
-/* Maps an OpenCL error to clsError_t and records `what` as the reason. */
+/* The one map from OpenCL error codes to clsError_t. */
+clsError_t cls__ocl_code(cl_int err);
+/* cls__ocl_code, recording `what` as the reason. */
 clsError_t cls__ocl_error(cl_int err, const char *what);
 
 /* Starts an enqueue on s: locks s->lock and gathers in *b the events the
