@@ -13,6 +13,14 @@
  * call needs.  Host functions and stream callbacks run on a library-owned
  * thread and must not call clstream (clsErrorNotPermitted).
  *
+ * First use of a device: the first call in the process that uses a device
+ * (clsSetDevice, or any call that acts on the current device, naming a
+ * default stream included; not clsGetDevice, clsGetDeviceCount or
+ * clsGetDeviceProperties) blocks once while the device is opened: its
+ * context is created and, on OpenCL, a start-up check of its marker
+ * timestamps waits for a few device commands.  "Never blocks" below means
+ * apart from that one time.
+ *
  * Environment: CLSTREAM_DEVICE picks the default device (an index, or a
  * case-insensitive substring of the device or platform name); CLSTREAM_LOG=1
  * prints one line on stderr for every error a function returns.
@@ -143,13 +151,14 @@ typedef struct clsDeviceProp {
 /* Returns the calling thread's last error and resets it to clsSuccess.
  * Never blocks. */
 CLS_API clsError_t clsGetLastError(void);
-/* Returns the calling thread's last error without resetting it. */
+/* Returns the calling thread's last error without resetting it.  Never
+ * blocks. */
 CLS_API clsError_t clsPeekAtLastError(void);
 /* The enum's name ("clsErrorNotReady"), or "unrecognized error code".
- * The string is static; the caller must not free it. */
+ * The string is static; the caller must not free it.  Never blocks. */
 CLS_API const char *clsGetErrorName(clsError_t error);
 /* A description ("device not ready"), or "unrecognized error code".
- * The string is static; the caller must not free it. */
+ * The string is static; the caller must not free it.  Never blocks. */
 CLS_API const char *clsGetErrorString(clsError_t error);
 
 /* ---- Devices --------------------------------------------------------- */
@@ -161,31 +170,41 @@ CLS_API const char *clsGetErrorString(clsError_t error);
 CLS_API clsError_t clsGetDeviceCount(int *count);
 /* Makes `device` the calling thread's current device.  A device that
  * cannot be used (no coarse-grained SVM) returns clsErrorNotSupported;
- * an index out of range returns clsErrorInvalidDevice. */
+ * an index out of range returns clsErrorInvalidDevice.  Blocks the first
+ * time a device is used (context creation and a start-up timestamp
+ * check), otherwise never. */
 CLS_API clsError_t clsSetDevice(int device);
 /* Stores the calling thread's current device (CLSTREAM_DEVICE's choice
- * until clsSetDevice is called). */
+ * until clsSetDevice is called).  Never blocks on the device: it does not
+ * open the device. */
 CLS_API clsError_t clsGetDevice(int *device);
-/* Fills *prop for `device`.  The caller owns *prop. */
+/* Fills *prop for `device`.  The caller owns *prop.  Never blocks on the
+ * device: it does not open the device (timingFallback stays 0 until the
+ * device is first used). */
 CLS_API clsError_t clsGetDeviceProperties(clsDeviceProp *prop, int device);
 /* Blocks until all work in every stream of the current device, host
  * functions included, is done. */
 CLS_API clsError_t clsDeviceSynchronize(void);
 /* Stores the range of stream priorities: `least` (numerically greatest)
- * and `greatest` (numerically least).  0, 0 when the device has none. */
+ * and `greatest` (numerically least).  0, 0 when the device has none.
+ * Never blocks. */
 CLS_API clsError_t clsDeviceGetStreamPriorityRange(int *least,
                                                    int *greatest);
 
 /* ---- Streams --------------------------------------------------------- */
 
 /* Creates a blocking stream on the current device; the caller owns *s and
- * destroys it with clsStreamDestroy. */
+ * destroys it with clsStreamDestroy.  Blocks the first time a device is
+ * used (context creation and a start-up timestamp check), otherwise
+ * never. */
 CLS_API clsError_t clsStreamCreate(clsStream_t *s);
 /* As clsStreamCreate, with flags clsStreamDefault or clsStreamNonBlocking
- * (a non-blocking stream does not synchronize with the legacy stream). */
+ * (a non-blocking stream does not synchronize with the legacy stream).
+ * Blocks only as clsStreamCreate does. */
 CLS_API clsError_t clsStreamCreateWithFlags(clsStream_t *s, unsigned flags);
 /* As clsStreamCreateWithFlags, with a priority clamped into
- * clsDeviceGetStreamPriorityRange's range. */
+ * clsDeviceGetStreamPriorityRange's range.  Blocks only as
+ * clsStreamCreate does. */
 CLS_API clsError_t clsStreamCreateWithPriority(clsStream_t *s, unsigned flags,
                                                int priority);
 /* Destroys a created stream and returns at once; work already in it,
@@ -201,9 +220,9 @@ CLS_API clsError_t clsStreamQuery(clsStream_t s);
  * recent record, as of this call.  flags must be 0.  Never blocks. */
 CLS_API clsError_t clsStreamWaitEvent(clsStream_t s, clsEvent_t e,
                                       unsigned flags);
-/* Stores the flags the stream was created with. */
+/* Stores the flags the stream was created with.  Never blocks. */
 CLS_API clsError_t clsStreamGetFlags(clsStream_t s, unsigned *flags);
-/* Stores the stream's (clamped) priority. */
+/* Stores the stream's (clamped) priority.  Never blocks. */
 CLS_API clsError_t clsStreamGetPriority(clsStream_t s, int *priority);
 /* Runs cb(s, status, userData) once, on a library thread, after all
  * earlier work in `s`; later work in `s` waits until it returns.
@@ -218,10 +237,13 @@ CLS_API clsError_t clsLaunchHostFunc(clsStream_t s, clsHostFn_t fn,
 /* ---- Events ---------------------------------------------------------- */
 
 /* Creates an event on the current device; the caller owns *e and
- * destroys it with clsEventDestroy. */
+ * destroys it with clsEventDestroy.  Blocks the first time a device is
+ * used (context creation and a start-up timestamp check), otherwise
+ * never. */
 CLS_API clsError_t clsEventCreate(clsEvent_t *e);
 /* As clsEventCreate with flags (clsEventBlockingSync,
- * clsEventDisableTiming, clsEventInterprocess with DisableTiming). */
+ * clsEventDisableTiming, clsEventInterprocess with DisableTiming).
+ * Blocks only as clsEventCreate does. */
 CLS_API clsError_t clsEventCreateWithFlags(clsEvent_t *e, unsigned flags);
 /* Destroys the event and returns at once; work it captured still runs. */
 CLS_API clsError_t clsEventDestroy(clsEvent_t e);
@@ -242,7 +264,9 @@ CLS_API clsError_t clsEventElapsedTime(float *ms, clsEvent_t start,
 /* ---- Memory ---------------------------------------------------------- */
 
 /* Allocates device memory on the current device; *devPtr is a real
- * address the host must not dereference.  Free with clsFree. */
+ * address the host must not dereference.  The caller owns it and frees it
+ * with clsFree.  Does not wait for device work; blocks only the first time
+ * a device is used. */
 CLS_API clsError_t clsMalloc(void **devPtr, size_t size);
 /* Frees device memory after the device's pending work is done (blocks).
  * NULL is a no-op. */
@@ -278,10 +302,15 @@ CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
 CLS_API clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
                                      const char *options);
 /* Unloads the module; functions taken from it become invalid.  Launches
- * already enqueued still run. */
+ * already enqueued still run.  Never waits for the device (nor for those
+ * launches); it waits only for a clsModuleGetFunction on the same module
+ * that another thread has in progress. */
 CLS_API clsError_t clsModuleUnload(clsModule_t m);
 /* Looks up kernel `name` in `m` (clsErrorSymbolNotFound if absent).  The
- * function is owned by the module. */
+ * function is owned by the module: the caller never frees it, and it is
+ * invalid once the module is unloaded.  Never blocks on the device (on the
+ * CUDA build with CUDA_MODULE_LOADING=LAZY, loading the kernel into the
+ * context may wait for the device). */
 CLS_API clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
                                         const char *name);
 /* Enqueues f on `s` with grid x block work-items; args[i] points to the
@@ -291,7 +320,7 @@ CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid,
                                    clsDim3 block, void **args,
                                    size_t sharedMem, clsStream_t s);
 /* The calling thread's last build log ("" if none).  Owned by the library
- * and valid until the thread's next clsModuleLoadData. */
+ * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);
 
 #ifdef __cplusplus
