@@ -272,9 +272,16 @@ CLS_API clsError_t clsMalloc(void **devPtr, size_t size);
  * NULL is a no-op. */
 CLS_API clsError_t clsFree(void *devPtr);
 /* Allocates page-locked host memory that async copies may use without
- * blocking.  Free with clsFreeHost. */
+ * blocking: on OpenCL a buffer the driver allocates in host memory
+ * (CL_MEM_ALLOC_HOST_PTR) in the current device's context, kept mapped
+ * until clsFreeHost; on the CUDA build, cudaMallocHost.  Kernels cannot
+ * access it on OpenCL.  The caller owns it and frees it with clsFreeHost.
+ * Waits for its own map command, not for other device work; blocks the
+ * first time a device is used. */
 CLS_API clsError_t clsMallocHost(void **ptr, size_t size);
-/* Frees memory from clsMallocHost after pending work is done (blocks). */
+/* Frees memory from clsMallocHost (on OpenCL unmapping and releasing its
+ * buffer) after the pending work of the device it was allocated on is done
+ * (blocks).  NULL is a no-op. */
 CLS_API clsError_t clsFreeHost(void *ptr);
 /* Copies `count` bytes on the legacy default stream and blocks until the
  * copy is done. */
