@@ -371,6 +371,9 @@ static clsError_t cls__open(cls__ocl_device *d) {
   if (!d->scratch)
     return cls__reason(clsErrorMemoryAllocation,
                        "device %d: clSVMAlloc of 64 bytes failed", d->index);
+  d->mapq = clCreateCommandQueueWithProperties(d->ctx, d->id, NULL, &err);
+  if (err != CL_SUCCESS)
+    return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
   cls__validate_timestamps(d);
   /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
    * driver with good marker timestamps still exercises it), =0 forbids it

@@ -2,6 +2,7 @@
  * are SVM commands on the stream's queue. */
 #include "ocl.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +22,66 @@ void cls__b_free(int dev, void *p) {
   clSVMFree(cls__ocl_device_get(dev)->ctx, p);
 }
 
-/* Host memory for async copies: page-aligned, so that drivers can pin
- * and map it without bounce buffers.  OpenCL has no portable page-locking
- * call; the copy commands read it in place. */
+/* Host memory for async copies: page-locked where the driver can give it,
+ * through OpenCL's one portable way, a buffer allocated by the driver in
+ * host memory (CL_MEM_ALLOC_HOST_PTR) and kept mapped until it is freed.
+ * Copies read and write it in place, as host memory. */
+typedef struct cls__pinned {
+  void *p;
+  cl_mem buf;
+  cls__ocl_device *dev;
+  struct cls__pinned *next;
+} cls__pinned;
+
+static pthread_mutex_t cls__pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static cls__pinned *cls__pinned_list;
+
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
-  (void)dev;
-  void *p = NULL;
-  if (posix_memalign(&p, 4096, size) != 0 || !p)
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  cls__pinned *pn = malloc(sizeof *pn);
+  if (!pn) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  cl_int err;
+  pn->buf = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                           size, NULL, &err);
+  if (err == CL_SUCCESS) {
+    pn->p = clEnqueueMapBuffer(d->mapq, pn->buf, CL_TRUE,
+                               CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL,
+                               NULL, &err);
+    if (err != CL_SUCCESS) clReleaseMemObject(pn->buf);
+  }
+  if (err != CL_SUCCESS) {
+    free(pn);
     return cls__reason(clsErrorMemoryAllocation,
-                       "allocating %zu bytes of host memory failed", size);
-  *out = p;
+                       "allocating %zu bytes of host memory failed "
+                       "(OpenCL error %d)",
+                       size, (int)err);
+  }
+  pn->dev = d;
+  pthread_mutex_lock(&cls__pinned_lock);
+  pn->next = cls__pinned_list;
+  cls__pinned_list = pn;
+  pthread_mutex_unlock(&cls__pinned_lock);
+  *out = pn->p;
   return clsSuccess;
 }
 
 void cls__b_free_host(int dev, void *p) {
   (void)dev;
-  free(p);
+  pthread_mutex_lock(&cls__pinned_lock);
+  cls__pinned **at = &cls__pinned_list;
+  while (*at && (*at)->p != p) at = &(*at)->next;
+  cls__pinned *pn = *at;
+  if (pn) *at = pn->next;
+  pthread_mutex_unlock(&cls__pinned_lock);
+  if (!pn) return;
+  /* The buffer goes once the unmap is done (OpenCL defers a released
+   * object's deletion until the commands that use it finish); an unmap
+   * that fails still lets it go with its last release. */
+  if (clEnqueueUnmapMemObject(pn->dev->mapq, pn->buf, p, 0, NULL, NULL) ==
+      CL_SUCCESS)
+    clFlush(pn->dev->mapq);
+  clReleaseMemObject(pn->buf);
+  free(pn);
 }
 
 /* Finishes an enqueue begun with cls__ocl_begin and, if `blocking`,

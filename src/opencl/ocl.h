@@ -50,8 +50,9 @@ typedef struct cls__ocl_device {
   _Atomic int opened; /* 1 ok, -1 failed */
   clsError_t open_err;
   cl_context ctx;
-  int timing_fallback; /* timed records use a tiny fill, not a marker */
-  void *scratch;       /* SVM scratch for the fallback fill */
+  int timing_fallback; /* timed records use a tiny copy, not a marker */
+  void *scratch;       /* SVM scratch for the fallback copy */
+  cl_command_queue mapq; /* maps and unmaps clsMallocHost buffers */
 
   /* Every live stream (for device-wide synchronization). */
   pthread_mutex_t streams_lock;

@@ -345,6 +345,13 @@ WRAP_INT(clSetKernelArg, (cl_kernel k, cl_uint i, size_t s, const void *v),
          (k, i, s, v))
 WRAP_INT(clSetKernelArgSVMPointer, (cl_kernel k, cl_uint i, const void *v),
          (k, i, v))
+WRAP_OBJ(cl_mem, clCreateBuffer,
+         (cl_context c, cl_mem_flags f, size_t s, void *h, cl_int *errcode_ret),
+         (c, f, s, h, errcode_ret))
+WRAP_INT(clEnqueueUnmapMemObject,
+         (cl_command_queue q, cl_mem m, void *p, cl_uint n, const cl_event *w,
+          cl_event *e),
+         (q, m, p, n, w, e))
 WRAP_INT(clFlush, (cl_command_queue q), (q))
 WRAP_INT(clFinish, (cl_command_queue q), (q))
 WRAP_INT(clGetEventProfilingInfo,
@@ -453,6 +460,18 @@ API cl_int clSetUserEventStatus(cl_event e, cl_int st) {
     if (x) return real_(e, CL_COMPLETE);
   }
   return real_(e, st);
+}
+
+API void *clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b,
+                             cl_map_flags f, size_t o, size_t s, cl_uint n,
+                             const cl_event *w, cl_event *e,
+                             cl_int *errcode_ret) {
+  REAL(clEnqueueMapBuffer);
+  if (cls_hit("clEnqueueMapBuffer")) {
+    if (errcode_ret) *errcode_ret = cls_code;
+    return NULL;
+  }
+  return real_(q, m, b, f, o, s, n, w, e, errcode_ret);
 }
 
 API void *clSVMAlloc(cl_context c, cl_svm_mem_flags f, size_t s,
