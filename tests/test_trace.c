@@ -76,6 +76,22 @@ START_TEST(trace_lanes_order_durations) {
   atomic_int count = 0;
   CK_OK(clsLaunchHostFunc(b, hf_count, &count));
   CK_OK(clsMemsetAsync(t, 0, 16, b));
+  /* A marker and a wait of their own: a timed record on an idle stream,
+   * and a wait (on work a gate holds) that the stream's synchronization
+   * turns into a command. */
+  clsStream_t c, d;
+  CK_OK(clsStreamCreateWithFlags(&c, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&d, clsStreamNonBlocking));
+  clsEvent_t idle_rec, held;
+  CK_OK(clsEventCreate(&idle_rec));
+  CK_OK(clsEventCreate(&held));
+  CK_OK(clsEventRecord(idle_rec, c));
+  gate *g = gate_new();
+  gate_hold(g, d);
+  CK_OK(clsEventRecord(held, d));
+  CK_OK(clsStreamWaitEvent(c, held, 0));
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(c));
   CK_OK(clsDeviceSynchronize());
   ck_assert_int_eq(atomic_load(&count), 1);
 
@@ -90,6 +106,17 @@ START_TEST(trace_lanes_order_durations) {
              *set = find(s, n, "memset", 0);
   ck_assert_msg(fill && copy && scale && host_fn && set,
                 "missing commands in the trace (%d spans)", n);
+  const span *wait = find(s, n, "wait", 0), *rec = NULL;
+  ck_assert_msg(wait != NULL, "no wait in the trace");
+  for (int i = 0; (rec = find(s, n, "record", i)) && rec->tid != wait->tid;)
+    ++i;
+  ck_assert_msg(rec != NULL, "no record marker in the waiting stream's lane");
+  ck_assert_uint_ne(rec->tid, fill->tid);
+  ck_assert_uint_ne(rec->tid, scale->tid);
+  ck_assert(wait->ts >= rec->ts);
+  /* Device work takes time. */
+  ck_assert_msg(fill->dur > 0 && scale->dur > 0, "kernel durations %f %f",
+                fill->dur, scale->dur);
   ck_assert_uint_eq(fill->tid, copy->tid);
   ck_assert_uint_eq(scale->tid, host_fn->tid);
   ck_assert_uint_eq(scale->tid, set->tid);
