@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what building and testing clstream needs on Debian 12 (bookworm),
 # as root, only when something is missing: PoCL's CPU OpenCL device, the
-# OpenCL ICD loader and headers, Check, CMake, pkg-config and a C compiler.
+# OpenCL ICD loader and headers, Check, CMake, pkg-config, a C compiler and
+# a C++ one (for the C++ CUDA-names test).
 # Sourced by ci/examples.sh and ci/test.sh; also runnable on its own.
 set -euo pipefail
 
 cls_packages=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers check cmake
-  pkg-config gcc make libc6-dev)
+  pkg-config gcc g++ make libc6-dev)
 
 cls_missing=()
 for p in "${cls_packages[@]}"; do

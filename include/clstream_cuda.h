@@ -64,7 +64,18 @@ typedef clsStreamCallback_t cudaStreamCallback_t;
 #define cudaError clsError
 #define cudaMemcpyKind clsMemcpyKind
 #define cudaDeviceProp clsDeviceProp
+#ifdef __cplusplus
+/* In C++, CUDA's dim3 has constructors (dim3 grid(64), dim3 block(16,
+ * 16)); this one is a clsDim3 with the same constructors, so it passes
+ * wherever a clsDim3 is taken. */
+struct dim3 : clsDim3 {
+  constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1)
+      : clsDim3{vx, vy, vz} {}
+  constexpr dim3(clsDim3 d) : clsDim3(d) {}
+};
+#else
 #define dim3 clsDim3
+#endif
 
 /* ---- Error codes (numerically equal to CUDA's) ------------------------ */
 
