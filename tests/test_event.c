@@ -215,8 +215,6 @@ START_TEST(rerecord_uses_newest) {
 }
 END_TEST
 
-static clsError_t bg_event_destroy(void *e) { return clsEventDestroy(e); }
-
 /* Row: destroy an event whose work is pending -> Success at once; the
  * work still runs. */
 START_TEST(destroy_pending) {

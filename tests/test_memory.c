@@ -436,9 +436,6 @@ START_TEST(async_mixed_stream_order) {
 END_TEST
 
 /* clsFree / clsFreeHost wait for the device's pending work (header). */
-static clsError_t bg_free(void *p) { return clsFree(p); }
-static clsError_t bg_free_host(void *p) { return clsFreeHost(p); }
-
 START_TEST(free_waits_for_pending_work) {
   arith a;
   arith_load(&a);

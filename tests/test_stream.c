@@ -120,8 +120,6 @@ START_TEST(destroy_default_stream) {
 }
 END_TEST
 
-static clsError_t bg_stream_destroy(void *s) { return clsStreamDestroy(s); }
-
 /* Row: destroy a stream with pending work -> Success at once; the pending
  * work, host functions included, still runs. */
 START_TEST(destroy_with_pending_work) {

@@ -244,6 +244,10 @@ clsError_t bg_device_sync(void *unused) {
   (void)unused;
   return clsDeviceSynchronize();
 }
+clsError_t bg_stream_destroy(void *s) { return clsStreamDestroy(s); }
+clsError_t bg_event_destroy(void *e) { return clsEventDestroy(e); }
+clsError_t bg_free(void *p) { return clsFree(p); }
+clsError_t bg_free_host(void *p) { return clsFreeHost(p); }
 
 /* ---- Kernels --------------------------------------------------------- */
 

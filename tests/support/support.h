@@ -159,9 +159,13 @@ clsError_t bg_call_within(clsError_t (*fn)(void *), void *arg, int ms,
                           const char *what);
 
 /* Adapters for bg_start. */
-clsError_t bg_stream_sync(void *s);   /* clsStreamSynchronize(s) */
-clsError_t bg_event_sync(void *e);    /* clsEventSynchronize(e) */
-clsError_t bg_device_sync(void *unused);
+clsError_t bg_stream_sync(void *s);      /* clsStreamSynchronize(s) */
+clsError_t bg_event_sync(void *e);       /* clsEventSynchronize(e) */
+clsError_t bg_device_sync(void *unused); /* clsDeviceSynchronize() */
+clsError_t bg_stream_destroy(void *s);   /* clsStreamDestroy(s) */
+clsError_t bg_event_destroy(void *e);    /* clsEventDestroy(e) */
+clsError_t bg_free(void *p);             /* clsFree(p) */
+clsError_t bg_free_host(void *p);        /* clsFreeHost(p) */
 
 /* ---- Kernels --------------------------------------------------------- */
 
