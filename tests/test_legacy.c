@@ -277,6 +277,25 @@ static void *per_thread_holder(void *p) {
   return NULL;
 }
 
+/* Starts a thread that holds its per-thread stream with a new gate
+ * (h->hold); returns once the hold is in place. */
+static pthread_t per_thread_hold(pt_arg *h) {
+  memset(h, 0, sizeof *h);
+  h->hold = gate_new();
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, per_thread_holder, h), 0);
+  ck_assert_int_eq(wait_atomic_ge(&h->held, 1, 20000), 1);
+  ck_assert_int_eq(h->rc, clsSuccess);
+  return th;
+}
+
+/* Releases the hold and joins the thread. */
+static void per_thread_release(pt_arg *h, pthread_t th) {
+  gate_release(h->hold);
+  atomic_store(&h->go, 1);
+  pthread_join(th, NULL);
+}
+
 static void *per_thread_recorder(void *p) {
   pt_arg *a = p;
   clsEvent_t e;
@@ -290,12 +309,7 @@ static void *per_thread_recorder(void *p) {
 
 START_TEST(per_thread_stream_per_thread) {
   pt_arg h;
-  memset(&h, 0, sizeof h);
-  h.hold = gate_new();
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, NULL, per_thread_holder, &h), 0);
-  ck_assert_int_eq(wait_atomic_ge(&h.held, 1, 20000), 1);
-  ck_assert_int_eq(h.rc, clsSuccess);
+  pthread_t th = per_thread_hold(&h);
 
   /* This thread's per-thread stream is a different stream. */
   clsEvent_t e;
@@ -310,9 +324,7 @@ START_TEST(per_thread_stream_per_thread) {
   ck_assert_int_eq(pthread_create(&th2, NULL, per_thread_recorder, &r), 0);
   pthread_join(th2, NULL);
 
-  gate_release(h.hold);
-  atomic_store(&h.go, 1);
-  pthread_join(th, NULL);
+  per_thread_release(&h, th);
   ck_assert_msg(mine == clsSuccess, "per-thread streams of two threads are "
                                     "the same: %s", clsGetErrorName(mine));
   ck_assert_int_eq(r.rc, clsSuccess);
@@ -329,20 +341,13 @@ END_TEST
  * legacy work (it is a blocking stream). */
 START_TEST(legacy_waits_for_other_threads_per_thread_stream) {
   pt_arg h;
-  memset(&h, 0, sizeof h);
-  h.hold = gate_new();
-  pthread_t th;
-  ck_assert_int_eq(pthread_create(&th, NULL, per_thread_holder, &h), 0);
-  ck_assert_int_eq(wait_atomic_ge(&h.held, 1, 20000), 1);
-  ck_assert_int_eq(h.rc, clsSuccess);
+  pthread_t th = per_thread_hold(&h);
   clsEvent_t e;
   CK_OK(clsEventCreate(&e));
   CK_OK(clsEventRecord(e, NULL));
   sleep_ms(SETTLE_MS);
   clsError_t q = clsEventQuery(e);
-  gate_release(h.hold);
-  atomic_store(&h.go, 1);
-  pthread_join(th, NULL);
+  per_thread_release(&h, th);
   ck_assert_msg(q == clsErrorNotReady, "legacy record did not wait: %s",
                 clsGetErrorName(q));
   CK_OK(clsEventSynchronize(e));
