@@ -137,11 +137,8 @@ START_TEST(device_synchronize_waits_for_destroyed_stream) {
   CK_OK(clsLaunchHostFunc(s, hf_count, &after));
   CK_OK(clsStreamDestroy(s));
   bg_call c;
-  bg_start(&c, bg_device_sync, NULL);
-  sleep_ms(150);
-  ck_assert_msg(!bg_done(&c), "clsDeviceSynchronize returned while held");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_device_sync, NULL, g, 150,
+                                     "clsDeviceSynchronize"));
   CK_ATOMIC_EQ(after, 1);
 }
 END_TEST

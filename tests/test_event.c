@@ -511,11 +511,8 @@ START_TEST(blocking_sync_sleeps) {
   CK_OK(clsEventRecord(e, s));
   ck_assert_int_eq(gate_wait_entered(g, 20000), 1);
   bg_call c;
-  bg_start(&c, bg_event_sync, e);
-  sleep_ms(300);
-  ck_assert_msg(!bg_done(&c), "clsEventSynchronize returned while held");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_event_sync, e, g, 300,
+                                     "clsEventSynchronize (BlockingSync)"));
   CK_ATOMIC_EQ(after, 1);
   ck_assert_msg(c.wall_ms >= 250.0, "waited only %.1f ms", c.wall_ms);
   ck_assert_msg(c.cpu_ms < c.wall_ms / 2,
@@ -547,11 +544,8 @@ START_TEST(synchronize_blocks_until_done) {
   CK_OK(clsLaunchHostFunc(s, hf_count, &after));
   CK_OK(clsEventRecord(e, s));
   bg_call c;
-  bg_start(&c, bg_event_sync, e);
-  sleep_ms(150);
-  ck_assert_msg(!bg_done(&c), "clsEventSynchronize returned while held");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_event_sync, e, g, 150,
+                                     "clsEventSynchronize"));
   CK_ATOMIC_EQ(after, 1);
   CK_OK(clsEventDestroy(e));
   CK_OK(clsStreamDestroy(s));

@@ -197,12 +197,8 @@ START_TEST(sync_memcpy_waits_for_blocking_stream) {
   memset(h, 0, sizeof h);
   copy_job j = {h, d, sizeof h, clsMemcpyDeviceToHost, 0};
   bg_call c;
-  bg_start(&c, bg_memcpy, &j);
-  sleep_ms(200);
-  ck_assert_msg(!bg_done(&c), "clsMemcpy returned while a blocking stream "
-                              "with earlier work was held");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_memcpy, &j, g, 200,
+                                     "clsMemcpy (earlier blocking stream)"));
   host_expect(h, 42, N, "copy");
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
@@ -224,12 +220,8 @@ START_TEST(sync_memset_waits_for_blocking_stream) {
   CK_OK(launch_fill(&a, s, d, 42, N));
   copy_job j = {d, NULL, N * sizeof(int), clsMemcpyDefault, 0x11};
   bg_call c;
-  bg_start(&c, bg_memset, &j);
-  sleep_ms(200);
-  ck_assert_msg(!bg_done(&c), "clsMemset returned while a blocking stream "
-                              "with earlier work was held");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_memset, &j, g, 200,
+                                     "clsMemset (earlier blocking stream)"));
   dev_expect(d, 0x11111111, N, "memset after fill");
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
@@ -284,11 +276,8 @@ START_TEST(sync_memcpy_after_legacy_work) {
   int h[300];
   copy_job j = {h, d, sizeof h, clsMemcpyDeviceToHost, 0};
   bg_call c;
-  bg_start(&c, bg_memcpy, &j);
-  sleep_ms(150);
-  ck_assert_msg(!bg_done(&c), "clsMemcpy overtook legacy-stream work");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_memcpy, &j, g, 150,
+                                     "clsMemcpy (earlier legacy work)"));
   host_expect(h, 16, 300, "copy");
   CK_OK(clsFree(d));
   arith_unload(&a);
@@ -446,12 +435,8 @@ START_TEST(free_waits_for_pending_work) {
   gate_hold(g, s);
   CK_OK(launch_fill(&a, s, d, 1, 256));
   bg_call c;
-  bg_start(&c, bg_free, d);
-  sleep_ms(SETTLE_MS);
-  ck_assert_msg(!bg_done(&c), "clsFree returned while work using the "
-                              "allocation was held");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_free, d, g, SETTLE_MS,
+                                     "clsFree (a kernel writing it)"));
   CK_OK(clsStreamQuery(s));
 
   int *pin = NULL;
@@ -460,12 +445,8 @@ START_TEST(free_waits_for_pending_work) {
   gate *g2 = gate_new();
   gate_hold(g2, s);
   CK_OK(clsMemcpyAsync(pin, d2, 256 * sizeof(int), clsMemcpyDeviceToHost, s));
-  bg_start(&c, bg_free_host, pin);
-  sleep_ms(SETTLE_MS);
-  ck_assert_msg(!bg_done(&c), "clsFreeHost returned while a copy into it "
-                              "was held");
-  gate_release(g2);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_free_host, pin, g2, SETTLE_MS,
+                                     "clsFreeHost (a copy into it)"));
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d2));
   arith_unload(&a);

@@ -187,11 +187,8 @@ START_TEST(synchronize_blocks) {
   CK_OK(launch_scale(&a, s, buf, 3, 1000));
   CK_OK(clsLaunchHostFunc(s, hf_count, &after));
   bg_call c;
-  bg_start(&c, bg_stream_sync, s);
-  sleep_ms(200);
-  ck_assert_msg(!bg_done(&c), "clsStreamSynchronize returned while held");
-  gate_release(g);
-  CK_OK(bg_join(&c));
+  CK_OK(expect_blocked_until_release(&c, bg_stream_sync, s, g, 200,
+                                     "clsStreamSynchronize"));
   CK_ATOMIC_EQ(after, 1);
   CK_OK(clsStreamQuery(s));
   dev_expect(buf, 3, 1000, "buf");

@@ -238,6 +238,17 @@ clsError_t bg_call_within(clsError_t (*fn)(void *), void *arg, int ms,
   return r;
 }
 
+clsError_t expect_blocked_until_release(bg_call *c, clsError_t (*fn)(void *),
+                                        void *arg, gate *g, int hold_ms,
+                                        const char *what) {
+  bg_start(c, fn, arg);
+  sleep_ms(hold_ms);
+  int returned = bg_done(c);
+  gate_release(g);
+  ck_assert_msg(!returned, "%s returned while the gate held its work", what);
+  return bg_join(c);
+}
+
 clsError_t bg_stream_sync(void *s) { return clsStreamSynchronize(s); }
 clsError_t bg_event_sync(void *e) { return clsEventSynchronize(e); }
 clsError_t bg_device_sync(void *unused) {

@@ -158,6 +158,14 @@ clsError_t bg_join(bg_call *c);
 clsError_t bg_call_within(clsError_t (*fn)(void *), void *arg, int ms,
                           const char *what);
 
+/* The check that a blocking call waits for held work: starts fn(arg) in
+ * c, sleeps hold_ms, releases g and fails the test if fn had returned
+ * before the release; then joins and returns fn's result (c keeps its
+ * timings).  `what` names the call in the failure message. */
+clsError_t expect_blocked_until_release(bg_call *c, clsError_t (*fn)(void *),
+                                        void *arg, gate *g, int hold_ms,
+                                        const char *what);
+
 /* Adapters for bg_start. */
 clsError_t bg_stream_sync(void *s);      /* clsStreamSynchronize(s) */
 clsError_t bg_event_sync(void *e);       /* clsEventSynchronize(e) */
