@@ -143,6 +143,38 @@ START_TEST(device_synchronize_waits_for_destroyed_stream) {
 }
 END_TEST
 
+/* clsDeviceSynchronize on device a also waits for a clsStreamWaitEvent
+ * that no command has consumed yet, here on work of device b. */
+static clsError_t sync_device(void *p) {
+  clsError_t e = clsSetDevice(*(int *)p);
+  return e == clsSuccess ? clsDeviceSynchronize() : e;
+}
+
+START_TEST(device_synchronize_waits_for_unconsumed_wait) {
+  int a, b;
+  if (!two_devices("device_synchronize_waits_for_unconsumed_wait", &a, &b))
+    return;
+  CK_OK(clsSetDevice(b));
+  clsStream_t sb;
+  clsEvent_t eb;
+  CK_OK(clsStreamCreateWithFlags(&sb, clsStreamNonBlocking));
+  CK_OK(clsEventCreate(&eb));
+  gate *g = gate_new();
+  gate_hold(g, sb);
+  CK_OK(clsEventRecord(eb, sb));
+  CK_OK(clsSetDevice(a));
+  clsStream_t sa;
+  CK_OK(clsStreamCreateWithFlags(&sa, clsStreamNonBlocking));
+  CK_OK(clsStreamWaitEvent(sa, eb, 0));
+  bg_call c;
+  CK_OK(expect_blocked_until_release(&c, sync_device, &a, g, 150,
+                                     "clsDeviceSynchronize"));
+  CK_OK(clsStreamDestroy(sa));
+  CK_OK(clsSetDevice(b));
+  CK_OK(clsStreamDestroy(sb));
+}
+END_TEST
+
 /* The current device is per host thread; objects belong to the device
  * current when they were created. */
 typedef struct dev_thread {
@@ -363,6 +395,7 @@ int main(void) {
   tcase_add_test(tc, priority_range);
   tcase_add_test(tc, device_synchronize_waits_for_all_streams);
   tcase_add_test(tc, device_synchronize_waits_for_destroyed_stream);
+  tcase_add_test(tc, device_synchronize_waits_for_unconsumed_wait);
   tcase_add_test(tc, current_device_per_thread);
   tcase_add_test(tc, env_device_by_index);
   tcase_add_test(tc, env_device_by_name_substring);
