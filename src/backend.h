@@ -38,9 +38,6 @@ typedef void (*cls__job_fn)(void *job, clsError_t status);
 clsError_t cls__b_init(void);
 /* Number of devices (0 when there is none). */
 int cls__b_device_count(void);
-/* The default device: CLSTREAM_DEVICE's choice, or the first selectable
- * device.  Returns -1 when CLSTREAM_DEVICE names no device (reason set). */
-int cls__b_default_device(void);
 /* Makes `dev` ready for use (context, legacy stream) if it is not yet.
  * Returns clsErrorNotSupported, with a reason, for a device that cannot
  * be used.  Idempotent and thread-safe; blocks the first time only. */

@@ -17,6 +17,48 @@ static cls__limits *cls__limit_table;
  * the default applies). */
 static _Thread_local int cls__current CLS__TLS_FAST = -1;
 
+/* Whether `hay` contains `needle`, ignoring ASCII case. */
+static int cls__contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; ++hay) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == n) return 1;
+  }
+  return n == 0;
+}
+
+/* The default device, the same way on every backend: CLSTREAM_DEVICE as
+ * an index (digits only) or a case-insensitive substring of a device's or
+ * its platform's name, else the first selectable device.  -1, with a
+ * reason, when CLSTREAM_DEVICE names no device. */
+static int cls__pick_default(int n, const clsDeviceProp *props) {
+  const char *v = getenv("CLSTREAM_DEVICE");
+  if (!v || !*v) {
+    for (int d = 0; d < n; ++d)
+      if (props[d].selectable) return d;
+    return 0; /* opening it reports why it cannot be used */
+  }
+  const char *c = v;
+  while (isdigit((unsigned char)*c)) ++c;
+  if (!*c) {
+    long d = strtol(v, NULL, 10);
+    if (d >= 0 && d < n) return (int)d;
+    cls__reason(clsErrorInvalidDevice, "CLSTREAM_DEVICE=%s: there are %d "
+                "devices", v, n);
+    return -1;
+  }
+  for (int d = 0; d < n; ++d)
+    if (cls__contains_nocase(props[d].name, v) ||
+        cls__contains_nocase(props[d].platformName, v))
+      return d;
+  cls__reason(clsErrorInvalidDevice,
+              "CLSTREAM_DEVICE=%s matches no device or platform name", v);
+  return -1;
+}
+
 static void cls__init_once(void) {
   clsError_t e = cls__b_init();
   if (e != clsSuccess) {
@@ -30,16 +72,23 @@ static void cls__init_once(void) {
     cls__init_result = clsErrorMemoryAllocation;
     return;
   }
-  for (int d = 0; d < cls__ndevices; ++d) {
-    clsDeviceProp p;
-    if (cls__b_device_props(d, &p) != clsSuccess) continue;
-    cls__limits *l = &cls__limit_table[d];
-    l->max_threads_per_block = p.maxThreadsPerBlock;
-    memcpy(l->max_threads_dim, p.maxThreadsDim, sizeof l->max_threads_dim);
-    memcpy(l->max_grid, p.maxGridSize, sizeof l->max_grid);
-    l->shared_mem_per_block = p.sharedMemPerBlock;
+  clsDeviceProp *props =
+      calloc(cls__ndevices ? (size_t)cls__ndevices : 1, sizeof *props);
+  if (!props) {
+    cls__init_result = clsErrorMemoryAllocation;
+    return;
   }
-  cls__default_dev = cls__b_default_device();
+  for (int d = 0; d < cls__ndevices; ++d) {
+    const clsDeviceProp *p = &props[d];
+    if (cls__b_device_props(d, &props[d]) != clsSuccess) continue;
+    cls__limits *l = &cls__limit_table[d];
+    l->max_threads_per_block = p->maxThreadsPerBlock;
+    memcpy(l->max_threads_dim, p->maxThreadsDim, sizeof l->max_threads_dim);
+    memcpy(l->max_grid, p->maxGridSize, sizeof l->max_grid);
+    l->shared_mem_per_block = p->sharedMemPerBlock;
+  }
+  cls__default_dev = cls__pick_default(cls__ndevices, props);
+  free(props);
   cls__init_result = clsSuccess;
 }
 
@@ -147,16 +196,4 @@ clsError_t clsDeviceGetStreamPriorityRange(int *least, int *greatest) {
   if (least) *least = l;
   if (greatest) *greatest = g;
   CLS__RETURN(clsSuccess);
-}
-
-int cls__contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; ++hay) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      ++i;
-    if (i == n) return 1;
-  }
-  return n == 0;
 }

@@ -110,10 +110,6 @@ typedef struct cls__event {
 clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
                                unsigned *flags, int *priority);
 
-/* Whether `hay` contains `needle`, ignoring ASCII case (CLSTREAM_DEVICE
- * matching in both backends). */
-int cls__contains_nocase(const char *hay, const char *needle);
-
 /* ---- Kernels ---------------------------------------------------------- */
 
 /* The prelude cl/clstream_kernel.h, embedded at build time. */

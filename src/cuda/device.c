@@ -2,7 +2,6 @@
  * opening. */
 #include "cuda_be.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,31 +214,6 @@ clsError_t cls__b_init(void) {
 
 int cls__b_device_count(void) { return cls__cuda_ndevices; }
 
-
-int cls__b_default_device(void) {
-  const char *want = getenv("CLSTREAM_DEVICE");
-  if (!want || !*want) return cls__cuda_ndevices > 0 ? 0 : -1;
-  const char *c = want;
-  while (isdigit((unsigned char)*c)) ++c;
-  if (!*c) {
-    long i = strtol(want, NULL, 10);
-    if (i >= 0 && i < cls__cuda_ndevices) return (int)i;
-    cls__reason(clsErrorInvalidDevice,
-                "CLSTREAM_DEVICE=%s: no CUDA device has that index (%d "
-                "device(s))",
-                want, cls__cuda_ndevices);
-    return -1;
-  }
-  for (int i = 0; i < cls__cuda_ndevices; ++i) {
-    const clsDeviceProp *p = &cls__cuda_devices[i].prop;
-    if (cls__contains_nocase(p->name, want) ||
-        cls__contains_nocase(p->platformName, want))
-      return i;
-  }
-  cls__reason(clsErrorInvalidDevice, "CLSTREAM_DEVICE=%s names no CUDA device",
-              want);
-  return -1;
-}
 
 clsError_t cls__b_device_open(int dev) {
   cls__cuda_device *d = &cls__cuda_devices[dev];

@@ -2,7 +2,6 @@
  * device-wide synchronization, and the one map from cl_int to clsError_t. */
 #include "ocl.h"
 
-#include <ctype.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,30 +253,6 @@ clsError_t cls__b_init(void) {
 
 int cls__b_device_count(void) { return cls__ndevs; }
 
-
-int cls__b_default_device(void) {
-  const char *v = getenv("CLSTREAM_DEVICE");
-  if (!v || !*v) {
-    for (int i = 0; i < cls__ndevs; ++i)
-      if (cls__devs[i].svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) return i;
-    return 0;
-  }
-  char *end;
-  long idx = strtol(v, &end, 10);
-  if (*end == '\0') {
-    if (idx >= 0 && idx < cls__ndevs) return (int)idx;
-    cls__reason(clsErrorInvalidDevice,
-                "CLSTREAM_DEVICE=%s: there are %d devices", v, cls__ndevs);
-    return -1;
-  }
-  for (int i = 0; i < cls__ndevs; ++i)
-    if (cls__contains_nocase(cls__devs[i].name, v) ||
-        cls__contains_nocase(cls__devs[i].plat->name, v))
-      return i;
-  cls__reason(clsErrorInvalidDevice,
-              "CLSTREAM_DEVICE=%s matches no device or platform name", v);
-  return -1;
-}
 
 /* ---- Opening a device ------------------------------------------------- */
 
