@@ -1,8 +1,8 @@
 /* Devices: library initialization, the per-thread current device, device
  * queries. */
 #include "internal.h"
+#include "device_match.h"
 
-#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,19 +17,6 @@ static cls__limits *cls__limit_table;
  * the default applies). */
 static _Thread_local int cls__current CLS__TLS_FAST = -1;
 
-/* Whether `hay` contains `needle`, ignoring ASCII case. */
-static int cls__contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; ++hay) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      ++i;
-    if (i == n) return 1;
-  }
-  return n == 0;
-}
-
 /* The default device, the same way on every backend: CLSTREAM_DEVICE as
  * an index (digits only) or a case-insensitive substring of a device's or
  * its platform's name, else the first selectable device.  -1, with a
@@ -41,9 +28,7 @@ static int cls__pick_default(int n, const clsDeviceProp *props) {
       if (props[d].selectable) return d;
     return 0; /* opening it reports why it cannot be used */
   }
-  const char *c = v;
-  while (isdigit((unsigned char)*c)) ++c;
-  if (!*c) {
+  if (cls__all_digits(v)) {
     long d = strtol(v, NULL, 10);
     if (d >= 0 && d < n) return (int)d;
     cls__reason(clsErrorInvalidDevice, "CLSTREAM_DEVICE=%s: there are %d "
@@ -51,9 +36,7 @@ static int cls__pick_default(int n, const clsDeviceProp *props) {
     return -1;
   }
   for (int d = 0; d < n; ++d)
-    if (cls__contains_nocase(props[d].name, v) ||
-        cls__contains_nocase(props[d].platformName, v))
-      return d;
+    if (cls__names_device(props[d].name, props[d].platformName, v)) return d;
   cls__reason(clsErrorInvalidDevice,
               "CLSTREAM_DEVICE=%s matches no device or platform name", v);
   return -1;

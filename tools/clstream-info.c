@@ -9,32 +9,13 @@
  */
 #include <clstream.h>
 
-#include <ctype.h>
+#include "device_match.h" /* the library's own CLSTREAM_DEVICE match */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- Which CLSTREAM_DEVICE strings select which device ----------------- */
-
-/* As the library matches CLSTREAM_DEVICE: case-insensitive substring. */
-static int contains_nocase(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  if (n == 0) return 1;
-  for (; *hay; ++hay) {
-    size_t i = 0;
-    while (i < n && hay[i] &&
-           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
-      ++i;
-    if (i == n) return 1;
-  }
-  return 0;
-}
-
-static int all_digits(const char *s) {
-  for (; *s; ++s)
-    if (!isdigit((unsigned char)*s)) return 0;
-  return 1;
-}
 
 typedef struct names {
   char name[256];
@@ -43,8 +24,7 @@ typedef struct names {
 
 /* Does `value` match device d (its name or its platform's name)? */
 static int matches(const names *all, int d, const char *value) {
-  return contains_nocase(all[d].name, value) ||
-         contains_nocase(all[d].platform, value);
+  return cls__names_device(all[d].name, all[d].platform, value);
 }
 
 /* The device CLSTREAM_DEVICE=value selects: the first that matches. */
@@ -80,7 +60,7 @@ static void name_selector(const names *all, int count, int d, char *out,
         char word[256];
         memcpy(word, p, len);
         word[len] = '\0';
-        if (!all_digits(word) && matches_only(all, count, d, word)) {
+        if (!cls__all_digits(word) && matches_only(all, count, d, word)) {
           snprintf(out, size, "%s", word);
           return;
         }
@@ -88,7 +68,7 @@ static void name_selector(const names *all, int count, int d, char *out,
       p += len;
     }
   }
-  if (all[d].name[0] && !all_digits(all[d].name) &&
+  if (all[d].name[0] && !cls__all_digits(all[d].name) &&
       selected_by(all, count, all[d].name) == d)
     snprintf(out, size, "%s", all[d].name);
 }
