@@ -1208,8 +1208,6 @@ static void fx_setup(fx *x, unsigned needs, int dev_a, int dev_b) {
   CK_OK(clsEventDestroy(x->e_dead));
   CK_OK(clsMalloc(&x->d, DEV_BYTES));
   CK_OK(clsMalloc(&x->d2, DEV2_BYTES));
-  CK_OK(clsMalloc(&x->d_dead, DEV_BYTES));
-  CK_OK(clsFree(x->d_dead));
   CK_OK(clsMallocHost(&x->h, DEV_BYTES));
   x->heap = malloc(DEV_BYTES);
   ck_assert_ptr_nonnull(x->heap);
@@ -1242,6 +1240,10 @@ static void fx_setup(fx *x, unsigned needs, int dev_a, int dev_b) {
     CK_OK(clsEventSynchronize(x->e_b));
     CK_OK(clsSetDevice(x->dev_a));
   }
+  /* Freed last, so that no later allocation of the fixture (which the
+   * driver may place at the same address) brings the pointer back. */
+  CK_OK(clsMalloc(&x->d_dead, DEV_BYTES));
+  CK_OK(clsFree(x->d_dead));
   CK_OK(clsGetLastError()); /* nothing failed so far */
 }
 
