@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 clsError_t cls__b_malloc(int dev, size_t size, void **out) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
@@ -75,11 +76,18 @@ void cls__b_free_host(int dev, void *p) {
   pthread_mutex_unlock(&cls__pinned_lock);
   if (!pn) return;
   /* The buffer goes once the unmap is done (OpenCL defers a released
-   * object's deletion until the commands that use it finish); an unmap
-   * that fails still lets it go with its last release. */
-  if (clEnqueueUnmapMemObject(pn->dev->mapq, pn->buf, p, 0, NULL, NULL) ==
-      CL_SUCCESS)
-    clFlush(pn->dev->mapq);
+   * object's deletion until the commands that use it finish).  A buffer
+   * released while still mapped keeps its host memory (PoCL), so a failed
+   * unmap (out of resources: transient) is retried. */
+  for (int i = 0; i < 100; ++i) {
+    if (clEnqueueUnmapMemObject(pn->dev->mapq, pn->buf, p, 0, NULL, NULL) ==
+        CL_SUCCESS) {
+      clFlush(pn->dev->mapq);
+      break;
+    }
+    struct timespec ms = {0, 1000000L};
+    nanosleep(&ms, NULL);
+  }
   clReleaseMemObject(pn->buf);
   free(pn);
 }

@@ -630,7 +630,7 @@ static int absorbable(const char *f) {
                              "clGetKernelArgInfo", "clGetKernelInfo",
                              "clGetKernelWorkGroupInfo", "clGetProgramBuildInfo",
                              "clCreateSubDevices",
-                             /* clsFreeHost releases the buffer anyway */
+                             /* clsFreeHost retries it */
                              "clEnqueueUnmapMemObject",
                              /* retried: a user event left unset would hold
                               * its stream forever */
