@@ -126,6 +126,53 @@ static int cls__type_rank(cl_device_type t) {
   return 2;
 }
 
+/* The macros the device's OpenCL C compiler predefines that kernels may
+ * test (for reading parameter types from the source, kernel_sig.c):
+ * versions, CL_VERSION_x_y, endianness, image support and one per
+ * extension.  Kept in d->predef, a NULL-terminated array in one block. */
+static void cls__predefine(cls__ocl_device *d, const char *ext) {
+  char ver[128] = "", cver[128] = "";
+  cl_bool little = CL_TRUE, images = CL_FALSE;
+  clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof ver, ver, NULL);
+  clGetDeviceInfo(d->id, CL_DEVICE_OPENCL_C_VERSION, sizeof cver, cver, NULL);
+  clGetDeviceInfo(d->id, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little,
+                  NULL);
+  clGetDeviceInfo(d->id, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images,
+                  NULL);
+  int vmaj = 1, vmin = 2, cmaj = 1, cmin = 2;
+  sscanf(ver, "OpenCL %d.%d", &vmaj, &vmin);
+  sscanf(cver, "OpenCL C %d.%d", &cmaj, &cmin);
+  char fixed[512];
+  int len = snprintf(fixed, sizeof fixed,
+                     "__OPENCL_VERSION__=%d __OPENCL_C_VERSION__=%d "
+                     "CL_VERSION_1_0=100 CL_VERSION_1_1=110 "
+                     "CL_VERSION_1_2=120 CL_VERSION_2_0=200 "
+                     "CL_VERSION_2_1=210 CL_VERSION_2_2=220 "
+                     "CL_VERSION_3_0=300%s%s ",
+                     vmaj * 100 + vmin * 10, cmaj * 100 + cmin * 10,
+                     little ? " __ENDIAN_LITTLE__" : "",
+                     images ? " __IMAGE_SUPPORT__" : "");
+  if (len < 0 || (size_t)len >= sizeof fixed) len = 0;
+  size_t elen = strlen(ext), words = 1;
+  for (size_t i = 0; fixed[i]; i++) words += fixed[i] == ' ';
+  for (size_t i = 0; i < elen; i++) words += ext[i] == ' ';
+  /* The strings follow the pointer array in the same block. */
+  size_t bytes = (words + 2) * sizeof(char *) + (size_t)len + elen + 2;
+  char **v = malloc(bytes);
+  if (!v) return;
+  char *text = (char *)(v + words + 2);
+  memcpy(text, fixed, (size_t)len);
+  memcpy(text + len, ext, elen);
+  text[(size_t)len + elen] = '\0';
+  size_t n = 0;
+  char *save = NULL;
+  for (char *t = strtok_r(text, " ", &save); t && n < words + 1;
+       t = strtok_r(NULL, " ", &save))
+    v[n++] = t;
+  v[n] = NULL;
+  d->predef = (const char *const *)v;
+}
+
 static void cls__describe(cls__ocl_device *d) {
   cl_device_id id = d->id;
   clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof d->name, d->name, NULL);
@@ -155,7 +202,10 @@ static void cls__describe(cls__ocl_device *d) {
                  CL_SUCCESS) {
     ext[n] = '\0';
     d->priority_hints = strstr(ext, "cl_khr_priority_hints") != NULL;
+  } else if (ext) {
+    ext[0] = '\0';
   }
+  cls__predefine(d, ext ? ext : "");
   free(ext);
   pthread_mutex_init(&d->open_lock, NULL);
   pthread_mutex_init(&d->streams_lock, NULL);

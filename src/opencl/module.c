@@ -2,7 +2,7 @@
  * OpenCL backend: modules (cl_program), functions (cl_kernel) and
  * launches (clEnqueueNDRangeKernel).
  *
- * A function reads its kernel's argument info once, when it is created,
+ * A function reads its kernel's parameter types once, when it is created,
  * and turns each parameter into a precomputed way of setting it: an SVM
  * pointer (__global and __constant pointers), a value of a known size
  * (scalars and vectors), or "unsupported" (a __local pointer, an image, a
@@ -10,6 +10,19 @@
  * the function fail with a message naming the parameter.  The launch path
  * then allocates nothing and makes only the clSetKernelArg* calls and the
  * enqueue.
+ *
+ * The types come from the driver (clGetKernelArgInfo), for which a module
+ * is built with -cl-kernel-arg-info.  Where that build fails and one
+ * without the option succeeds (NVIDIA's driver 580 cannot build a program
+ * holding an empty or dead kernel with it), the module keeps its source
+ * and the types are read from there (kernel_sig.c).
+ * CLSTREAM_KERNEL_ARG_INFO=source forces that path, so that CI runs it.
+ *
+ * Launches leave the block size to the driver: CL_KERNEL_WORK_GROUP_SIZE
+ * is a hint some drivers set far below what they run (NVIDIA reports 256
+ * and runs 1024, rusticl reports 32 and runs 64), so the launch goes to
+ * the driver and its refusal (CL_INVALID_WORK_GROUP_SIZE,
+ * CL_OUT_OF_RESOURCES) becomes CUDA's clsErrorLaunchOutOfResources.
  *
  * A cl_kernel's arguments are shared state, so each function has a lock
  * held from the first clSetKernelArg to the enqueue.  Lock order (ocl.h):
@@ -48,7 +61,7 @@ struct cls__bfunction {
   cl_uint nargs;
   int bad;           /* index of the first unsupported parameter, or -1 */
   char *bad_msg;     /* why it is unsupported (when bad >= 0) */
-  size_t max_wg;     /* CL_KERNEL_WORK_GROUP_SIZE on the module's device */
+  size_t hint_wg;    /* CL_KERNEL_WORK_GROUP_SIZE (for messages only) */
   char *name;
   struct cls__bfunction *next; /* the module's list */
   cls__oarg args[];
@@ -59,6 +72,10 @@ struct cls__bmodule {
   cl_program prog;
   pthread_mutex_t lock; /* guards fns */
   struct cls__bfunction *fns;
+  /* Built without -cl-kernel-arg-info: the source and options, from which
+   * parameter types are read (NULL when the driver gives them). */
+  char *source;
+  char *options;
 };
 
 /* ---- Modules ----------------------------------------------------------- */
@@ -86,32 +103,65 @@ static char *cls__build_log(cl_program p, cl_device_id d, int keep_empty) {
   return log;
 }
 
+/* Whether CLSTREAM_KERNEL_ARG_INFO=source asks for parameter types from
+ * the source even where the driver would give them. */
+static int cls__arg_info_from_source(void) {
+  const char *v = getenv("CLSTREAM_KERNEL_ARG_INFO");
+  return v && strcmp(v, "source") == 0;
+}
+
+/* Builds `source` for d with `extra` (may be NULL) before the user's
+ * options.  Returns the program (built or not) and the build's code. */
+static cl_program cls__build(cls__ocl_device *d, const char *source,
+                             const char *extra, const char *options,
+                             cl_int *err) {
+  size_t elen = extra ? strlen(extra) : 0;
+  size_t olen = options ? strlen(options) : 0;
+  char *opts = malloc(elen + 1 + olen + 1);
+  if (!opts) {
+    *err = CL_OUT_OF_HOST_MEMORY;
+    return NULL;
+  }
+  memcpy(opts, extra ? extra : "", elen);
+  opts[elen] = ' ';
+  memcpy(opts + elen + 1, options ? options : "", olen);
+  opts[elen + 1 + olen] = '\0';
+  cl_program p = clCreateProgramWithSource(d->ctx, 1, &source, NULL, err);
+  if (p && *err == CL_SUCCESS)
+    *err = clBuildProgram(p, 1, &d->id, opts, NULL, NULL);
+  else if (*err == CL_SUCCESS)
+    *err = CL_OUT_OF_HOST_MEMORY;
+  free(opts);
+  return p;
+}
+
 clsError_t cls__b_module_load(int dev, const char *source,
                               const char *options, cls__bmodule **out,
                               char **log) {
-  static const char base_opts[] = "-cl-kernel-arg-info";
   cls__ocl_device *d = cls__ocl_device_get(dev);
   *out = NULL;
   *log = NULL;
 
-  size_t olen = options ? strlen(options) : 0;
-  char *opts = malloc(sizeof base_opts + 1 + olen);
-  if (!opts)
-    return cls__reason(clsErrorMemoryAllocation,
-                       "out of host memory for the build options");
-  memcpy(opts, base_opts, sizeof base_opts - 1);
-  opts[sizeof base_opts - 1] = ' ';
-  memcpy(opts + sizeof base_opts, options ? options : "", olen);
-  opts[sizeof base_opts + olen] = '\0';
-
+  int from_source = cls__arg_info_from_source();
   cl_int err;
-  cl_program p = clCreateProgramWithSource(d->ctx, 1, &source, NULL, &err);
-  if (!p || err != CL_SUCCESS) {
-    free(opts);
-    return cls__ocl_error(err, "clCreateProgramWithSource");
+  cl_program p = cls__build(d, source, from_source ? NULL : "-cl-kernel-arg-info",
+                            options, &err);
+  if (err == CL_BUILD_PROGRAM_FAILURE && !from_source) {
+    /* Perhaps only the argument info breaks the build (NVIDIA, with an
+     * empty kernel); a program that fails without it too is reported
+     * with the log of that build. */
+    cl_int err2;
+    cl_program p2 = cls__build(d, source, NULL, options, &err2);
+    if (err2 == CL_SUCCESS || err2 == CL_BUILD_PROGRAM_FAILURE) {
+      if (p) clReleaseProgram(p);
+      p = p2;
+      err = err2;
+      from_source = err2 == CL_SUCCESS;
+    } else if (p2) {
+      clReleaseProgram(p2);
+    }
   }
-  err = clBuildProgram(p, 1, &d->id, opts, NULL, NULL);
-  free(opts);
+  if (err != CL_SUCCESS && !p) return cls__ocl_error(err, "clCreateProgramWithSource");
   *log = cls__build_log(p, d->id, err != CL_SUCCESS);
   if (err != CL_SUCCESS) {
     clsError_t code = cls__ocl_code(err);
@@ -132,7 +182,16 @@ clsError_t cls__b_module_load(int dev, const char *source,
   }
 
   cls__bmodule *m = calloc(1, sizeof *m);
-  if (!m) {
+  if (m && from_source) {
+    m->source = strdup(source);
+    m->options = strdup(options ? options : "");
+  }
+  if (!m || (from_source && (!m->source || !m->options))) {
+    if (m) {
+      free(m->source);
+      free(m->options);
+    }
+    free(m);
     clReleaseProgram(p);
     return cls__reason(clsErrorMemoryAllocation,
                        "out of host memory for a module");
@@ -167,6 +226,8 @@ void cls__b_module_unload(cls__bmodule *m) {
   }
   clReleaseProgram(m->prog);
   pthread_mutex_destroy(&m->lock);
+  free(m->source);
+  free(m->options);
   free(m);
 }
 
@@ -246,69 +307,67 @@ static size_t cls__value_size(const char *tn, size_t *elem,
   return 0;
 }
 
-/* Reads parameter i's argument info and decides how launches set it.
- * Returns 0, or -1 with *msg (malloc'd) saying why it is unsupported. */
-static int cls__classify(cl_kernel k, const char *kname, cl_uint i,
-                         cls__oarg *a, char **msg) {
-  cl_kernel_arg_address_qualifier aq = 0;
-  cl_kernel_arg_access_qualifier acq = CL_KERNEL_ARG_ACCESS_NONE;
-  char type[256] = "", pname[128] = "";
+/* Parameter i's description from the driver's argument info. */
+static cl_int cls__driver_param(cl_kernel k, cl_uint i, cls__kernel_param *p) {
+  memset(p, 0, sizeof *p);
+  p->acq = CL_KERNEL_ARG_ACCESS_NONE;
   cl_int err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER,
-                                  sizeof aq, &aq, NULL);
+                                  sizeof p->aq, &p->aq, NULL);
   if (err == CL_SUCCESS)
     err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ACCESS_QUALIFIER,
-                             sizeof acq, &acq, NULL);
+                             sizeof p->acq, &p->acq, NULL);
   if (err == CL_SUCCESS)
-    err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof type,
-                             type, NULL);
+    err = clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof p->type,
+                             p->type, NULL);
   if (err == CL_SUCCESS &&
-      clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof pname, pname,
+      clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof p->name, p->name,
                          NULL) != CL_SUCCESS)
-    pname[0] = '\0';
-  type[sizeof type - 1] = '\0';
-  pname[sizeof pname - 1] = '\0';
+    p->name[0] = '\0';
+  p->type[sizeof p->type - 1] = '\0';
+  p->name[sizeof p->name - 1] = '\0';
+  return err;
+}
 
+/* Decides how launches set parameter i, described by *pi.  Returns 0, or
+ * -1 with *msg (malloc'd) saying why it is unsupported. */
+static int cls__classify(const cls__kernel_param *pi, const char *kname,
+                         cl_uint i, cls__oarg *a, char **msg) {
+  const char *type = pi->type, *pname = pi->name;
+  cl_kernel_arg_address_qualifier aq = pi->aq;
+  cl_kernel_arg_access_qualifier acq = pi->acq;
   const char *why = NULL;
   const char *space = "";
   size_t elem = 0, lanes = 0;
   a->kind = CLS__ARG_UNSUPPORTED;
   a->size = a->copy = 0;
-  if (err != CL_SUCCESS) {
-    /* A failed query (out of resources, say) is not a property of the
-     * kernel: the caller fails this lookup instead of caching it. */
-    *msg = NULL;
-    a->size = (size_t)(-(long)err);
-    return -2;
-  } else {
-    int is_ptr = strchr(type, '*') != NULL;
-    switch (aq) {
-      case CL_KERNEL_ARG_ADDRESS_GLOBAL:
-      case CL_KERNEL_ARG_ADDRESS_CONSTANT:
-        space = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL ? "__global " : "__constant ";
-        if (is_ptr && acq == CL_KERNEL_ARG_ACCESS_NONE)
-          a->kind = CLS__ARG_POINTER;
-        else
-          why = "images and pipes are not supported";
-        break;
-      case CL_KERNEL_ARG_ADDRESS_LOCAL:
-        space = "__local ";
-        why = "__local pointer parameters are not supported; declare "
-              "CLS_LOCAL arrays in the kernel";
-        break;
-      default:
-        if (acq != CL_KERNEL_ARG_ACCESS_NONE) {
-          why = "images are not supported";
-        } else if (is_ptr) {
-          why = "a pointer parameter must be CLS_GLOBAL";
-        } else if ((a->size = cls__value_size(type, &elem, &lanes)) != 0) {
-          a->kind = lanes == 3 ? CLS__ARG_VEC3 : CLS__ARG_VALUE;
-          a->copy = elem * lanes;
-        } else {
-          why = "only device pointers, scalars and vectors of the built-in "
-                "types can be passed (not samplers, structs or typedefs)";
-        }
-        break;
-    }
+  int is_ptr = strchr(type, '*') != NULL;
+  switch (aq) {
+    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+      space = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL ? "__global " : "__constant ";
+      if (is_ptr && acq == CL_KERNEL_ARG_ACCESS_NONE)
+        a->kind = CLS__ARG_POINTER;
+      else
+        why = "images and pipes are not supported";
+      break;
+    case CL_KERNEL_ARG_ADDRESS_LOCAL:
+      space = "__local ";
+      why = "__local pointer parameters are not supported; declare "
+            "CLS_LOCAL arrays in the kernel";
+      break;
+    default:
+      if (acq != CL_KERNEL_ARG_ACCESS_NONE) {
+        why = "images are not supported";
+      } else if (is_ptr) {
+        why = "a pointer parameter must be CLS_GLOBAL";
+      } else if ((a->size = cls__value_size(type, &elem, &lanes)) != 0) {
+        a->kind = lanes == 3 ? CLS__ARG_VEC3 : CLS__ARG_VALUE;
+        a->copy = elem * lanes;
+      } else {
+        why = "only device pointers, scalars and vectors of the built-in "
+              "types can be passed (not samplers, structs or typedefs)";
+      }
+      break;
   }
   if (a->kind != CLS__ARG_UNSUPPORTED) return 0;
 
@@ -354,27 +413,60 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->nargs = nargs;
   f->bad = -1;
   pthread_mutex_init(&f->lock, NULL);
-  f->max_wg = SIZE_MAX;
   size_t wg = 0;
   if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_WORK_GROUP_SIZE,
-                               sizeof wg, &wg, NULL) == CL_SUCCESS &&
-      wg > 0)
-    f->max_wg = wg;
-  for (cl_uint i = 0; i < nargs; i++) {
-    char *msg = NULL;
-    int r = cls__classify(k, name, i, &f->args[i], &msg);
-    if (r == -2) {
-      cl_int qerr = -(cl_int)f->args[i].size;
+                               sizeof wg, &wg, NULL) == CL_SUCCESS)
+    f->hint_wg = wg;
+  cls__kernel_param *src = NULL;
+  char why[160] = "";
+  if (m->source && nargs) {
+    src = calloc(nargs, sizeof *src);
+    if (!src) {
       cls__function_free(f);
-      return cls__ocl_error(qerr, "clGetKernelArgInfo");
+      return cls__reason(clsErrorMemoryAllocation,
+                         "out of host memory for a function");
     }
-    if (r != 0 && f->bad < 0) {
+    const char *const *pre = m->dev->predef;
+    int got = cls__kernel_params(m->source, m->options, pre, name, src,
+                                 (int)nargs, why, sizeof why);
+    if (got != (int)nargs) {
+      if (got >= 0)
+        snprintf(why, sizeof why,
+                 "the source shows %d parameters, the driver %u", got,
+                 (unsigned)nargs);
+      free(src);
+      src = NULL;
+      f->bad = 0;
+      const char *fmt = "kernel '%s': the driver gives no parameter types "
+                        "for this module (it was built without "
+                        "-cl-kernel-arg-info) and they could not be read "
+                        "from the source: %s";
+      int n = snprintf(NULL, 0, fmt, name, why);
+      f->bad_msg = n > 0 ? malloc((size_t)n + 1) : NULL;
+      if (f->bad_msg) snprintf(f->bad_msg, (size_t)n + 1, fmt, name, why);
+    }
+  }
+  for (cl_uint i = 0; i < nargs && (src || !m->source); i++) {
+    cls__kernel_param driver;
+    const cls__kernel_param *pi = src ? &src[i] : &driver;
+    if (!src) {
+      cl_int qerr = cls__driver_param(k, i, &driver);
+      if (qerr != CL_SUCCESS) {
+        /* A failed query (out of resources, say) is not a property of
+         * the kernel: this lookup fails instead of caching it. */
+        cls__function_free(f);
+        return cls__ocl_error(qerr, "clGetKernelArgInfo");
+      }
+    }
+    char *msg = NULL;
+    if (cls__classify(pi, name, i, &f->args[i], &msg) != 0 && f->bad < 0) {
       f->bad = (int)i;
       f->bad_msg = msg;
     } else {
       free(msg);
     }
   }
+  free(src);
 
   pthread_mutex_lock(&m->lock);
   f->next = m->fns;
@@ -397,11 +489,6 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                        "kernel '%s' has %u parameters but args is NULL",
                        f->name, (unsigned)f->nargs);
   const size_t local[3] = {block.x, block.y, block.z};
-  if (CLS__UNLIKELY(local[0] * local[1] * local[2] > f->max_wg))
-    return cls__reason(clsErrorLaunchOutOfResources,
-                       "block of %zu threads exceeds kernel '%s''s limit of "
-                       "%zu on this device",
-                       local[0] * local[1] * local[2], f->name, f->max_wg);
   const size_t global[3] = {(size_t)grid.x * block.x,
                             (size_t)grid.y * block.y,
                             (size_t)grid.z * block.z};
@@ -456,6 +543,16 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
     return cls__reason(clsErrorInvalidValue,
                        "args[%u] is NULL (kernel '%s' parameter %u)",
                        (unsigned)i, f->name, (unsigned)i);
+  if (i == f->nargs && (err == CL_INVALID_WORK_GROUP_SIZE ||
+                        err == CL_OUT_OF_RESOURCES))
+    return cls__reason(clsErrorLaunchOutOfResources,
+                       "the driver refused kernel '%s' with a block of %zu "
+                       "threads (%s; the kernel's CL_KERNEL_WORK_GROUP_SIZE "
+                       "hint is %zu)",
+                       f->name, local[0] * local[1] * local[2],
+                       err == CL_OUT_OF_RESOURCES ? "CL_OUT_OF_RESOURCES"
+                                                  : "CL_INVALID_WORK_GROUP_SIZE",
+                       f->hint_wg);
   if (i < f->nargs) {
     char buf[160];
     snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,

@@ -44,6 +44,9 @@ typedef struct cls__ocl_device {
   cl_ulong global_mem;
   cl_ulong local_mem;
   size_t timer_res_ns;
+  /* Macros its OpenCL C compiler predefines (NULL-terminated; may be
+   * NULL when out of memory), for kernel_sig.c. */
+  const char *const *predef;
 
   /* Set once by cls__b_device_open. */
   pthread_mutex_t open_lock;
@@ -163,6 +166,24 @@ typedef struct cls__ocl_job {
 /* Hands a job to a worker (starting one if all are busy).  Safe to call
  * from an OpenCL callback: it only locks a mutex and signals. */
 void cls__ocl_post(cls__ocl_job *job);
+
+/* ---- Kernel parameters read from the source (kernel_sig.c) ------------ */
+
+/* One kernel parameter, as clGetKernelArgInfo describes it. */
+typedef struct cls__kernel_param {
+  cl_kernel_arg_address_qualifier aq;
+  cl_kernel_arg_access_qualifier acq;
+  char type[128]; /* type words, qualifiers dropped; "*" ends a pointer */
+  char name[64];
+} cls__kernel_param;
+/* Reads the parameters of kernel `kernel` from the program source (after
+ * the build options' -D/-U and the `predefined` macros, "NAME" or
+ * "NAME=VALUE", NULL-terminated), into out[0..max).  Returns how many
+ * there are, or -1 with `why` saying what could not be read. */
+int cls__kernel_params(const char *source, const char *options,
+                       const char *const *predefined, const char *kernel,
+                       cls__kernel_param *out, int max, char *why,
+                       size_t nwhy);
 
 /* ---- Timeline trace (trace.c) ----------------------------------------- */
 
