@@ -3,7 +3,10 @@
  * with its stream, and the file is (re)written in the Chrome trace event
  * format at clsDeviceSynchronize and at exit, with the device's START/END
  * timestamps.  One event per line; lanes are streams (tid), processes are
- * devices (pid).  Tracing takes a global lock per command: it is a
+ * devices (pid).  A stream is an in-order queue, so no command starts
+ * before the previous one of its lane ends: spans are kept in that order,
+ * and a command whose timestamps the device does not get right is drawn
+ * where its stream had got to, with no duration.  Tracing takes a global lock per command: it is a
  * debugging aid, off by default, and costs nothing when off. */
 #include "ocl.h"
 
@@ -20,6 +23,7 @@ typedef struct cls__tcmd {
   int dev;
   unsigned sid;
   unsigned waits;
+  int stamped; /* the device stamps this command right (see below) */
   char *what;
   const char *cat;
 } cls__tcmd;
@@ -92,6 +96,10 @@ void cls__trace_command(cls__bstream *s, cl_event ev,
       c->dev = s->dev->index;
       c->sid = s->id;
       c->waits = b->n;
+      /* Device work is stamped right everywhere; markers (records, waits,
+       * host-function gates) only where the device passed the start-up
+       * timestamp check (NVIDIA's OpenCL stamps them on another clock). */
+      c->stamped = b->work || !s->dev->timing_fallback;
       c->cat = b->cat ? b->cat : "command";
       cls__ncmds++;
     }
@@ -122,17 +130,34 @@ static void cls__json_str(FILE *f, const char *s) {
   }
 }
 
+/* A command's span [*a, *z] in device nanoseconds, or 0 if it has none
+ * yet.  `cursor` is where its lane had got to. */
+static int cls__span(const cls__tcmd *c, cl_ulong cursor, cl_ulong *a,
+                     cl_ulong *z) {
+  cl_ulong fa, fz;
+  if (!cls__times(c->ev, a, z)) return 0;
+  if (!c->stamped) {
+    *a = *z = cursor;
+    return 1;
+  }
+  /* A host function spans from its trigger's END to its gate's END. */
+  if (c->from && cls__times(c->from, &fa, &fz)) *a = fz;
+  if (*a < cursor) *a = cursor;
+  if (*z < *a) *z = *a;
+  return 1;
+}
+
 void cls__trace_write(void) {
   if (!cls__trace_on) return;
   pthread_mutex_lock(&cls__trace_lock);
   cl_ulong base = ~(cl_ulong)0;
   for (size_t i = 0; i < cls__ncmds; ++i) {
     cl_ulong a, z;
-    if (cls__times(cls__cmds[i].ev, &a, &z) && a < base) base = a;
-    if (cls__cmds[i].from && cls__times(cls__cmds[i].from, &a, &z) &&
-        z < base)
-      base = z;
+    if (cls__cmds[i].stamped && cls__span(&cls__cmds[i], 0, &a, &z) &&
+        a < base)
+      base = a;
   }
+  if (base == ~(cl_ulong)0) base = 0;
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmp", cls__trace_path);
   FILE *f = fopen(tmp, "w");
@@ -151,13 +176,19 @@ void cls__trace_write(void) {
     fprintf(f, "\"}}");
     first = 0;
   }
-  for (size_t i = 0; i < cls__ncmds; ++i) {
+  /* Each lane's cursor: the END of its newest command written so far. */
+  cl_ulong *cursor = calloc(cls__nlanes ? cls__nlanes : 1, sizeof *cursor);
+  for (size_t i = 0; cursor && i < cls__ncmds; ++i) {
     cls__tcmd *c = &cls__cmds[i];
-    cl_ulong a, z, fa, fz;
-    if (!cls__times(c->ev, &a, &z)) continue;
-    /* A host function spans from its trigger's END to its gate's END. */
-    if (c->from && cls__times(c->from, &fa, &fz)) a = fz;
+    size_t l = 0;
+    while (l < cls__nlanes &&
+           (cls__lanes[l].dev != c->dev || cls__lanes[l].sid != c->sid))
+      ++l;
+    cl_ulong a, z, at = l < cls__nlanes && cursor[l] ? cursor[l] : base;
+    if (!cls__span(c, at, &a, &z)) continue;
+    if (a < base) a = base;
     if (z < a) z = a;
+    if (l < cls__nlanes) cursor[l] = z;
     fprintf(f, "%s{\"name\":\"", first ? "" : ",\n");
     cls__json_str(f, c->what);
     fprintf(f,
@@ -167,6 +198,7 @@ void cls__trace_write(void) {
             (double)(z - a) / 1e3, c->waits);
     first = 0;
   }
+  free(cursor);
   fprintf(f, "\n]}\n");
   int ok = fclose(f) == 0;
   if (ok) rename(tmp, cls__trace_path);
