@@ -124,6 +124,17 @@ enum cls__copy_mode {
  * Default).  `mode` is an enum cls__copy_mode. */
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                          size_t n, clsMemcpyKind kind, int mode);
+/* Enqueues on `s` a copy of n (> 0) bytes where a side is device memory
+ * that `s`'s device cannot reach (cls__b_shares_memory says no): it is
+ * staged through host memory, in `s`'s order, and each such side is also
+ * ordered after the work its own device's legacy stream had to wait for
+ * at the time of the call.  dst_dev and src_dev name the device owning
+ * each side's device memory, or are -1 for host memory.  `mode` as for
+ * cls__b_memcpy.  (On CUDA every device reaches every other's memory:
+ * this is cls__b_memcpy.) */
+clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
+                                const void *src, int src_dev, size_t n,
+                                int mode);
 /* Enqueues a fill of n (> 0) bytes with (unsigned char)value on `s`. */
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int blocking);

@@ -193,11 +193,15 @@ static clsError_t cls__check_dev_range(const cls__where *w, const void *p,
   return clsSuccess;
 }
 
+/* Whether memory of device `owner` can be used by a command of `dev`. */
+static int cls__reaches(int owner, int dev) {
+  return owner == dev || cls__b_shares_memory(owner, dev);
+}
+
 /* Checks that device memory at w can be used by a command of `dev`. */
 static clsError_t cls__check_reach(const cls__where *w, const void *p,
                                    int dev, const char *what) {
-  if (w->kind != CLS__MEM_DEVICE || w->dev == dev ||
-      cls__b_shares_memory(w->dev, dev))
+  if (w->kind != CLS__MEM_DEVICE || cls__reaches(w->dev, dev))
     return clsSuccess;
   return cls__reason(clsErrorNotSupported,
                      "%s %p is memory of device %d, which does not share "
@@ -256,8 +260,6 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   int dev;
   cls__bstream *s;
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
-  if (e == clsSuccess) e = cls__check_reach(&dw, dst, dev, "dst");
-  if (e == clsSuccess) e = cls__check_reach(&sw, src, dev, "src");
   if (e != clsSuccess) return e;
   /* Pageable host memory may be reused as soon as the call returns, as
    * with CUDA: a pageable source is staged, and a copy into pageable
@@ -265,6 +267,13 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   int mode = sync || pdst ? CLS__COPY_BLOCKING
              : psrc       ? CLS__COPY_STAGE
                           : CLS__COPY_ASYNC;
+  /* Device memory the stream's device cannot reach (another OpenCL
+   * platform's) is staged through the host, as CUDA's copy would work. */
+  int ddev = dw.kind == CLS__MEM_DEVICE ? dw.dev : -1;
+  int sdev = sw.kind == CLS__MEM_DEVICE ? sw.dev : -1;
+  if ((ddev >= 0 && !cls__reaches(ddev, dev)) ||
+      (sdev >= 0 && !cls__reaches(sdev, dev)))
+    return cls__b_memcpy_across(s, dst, ddev, src, sdev, n, mode);
   return cls__b_memcpy(s, dst, src, n, k, mode);
 }
 

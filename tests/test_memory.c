@@ -484,6 +484,70 @@ START_TEST(invalid_pointers_and_ranges) {
 }
 END_TEST
 
+/* Copies between devices that share no memory (two OpenCL platforms, as
+ * NVIDIA's and PoCL's; CLSTREAM_CONTEXT_PER_DEVICE=1 gives that on one):
+ * they succeed, as CUDA's do, staged through the host in the stream's
+ * order, and a foreign source is read only after the work its own
+ * device's legacy stream would wait for (here a fill held by a gate). */
+START_TEST(copies_across_contexts) {
+  if (!forked_or_skip("copies_across_contexts")) return;
+  setenv("CLSTREAM_CONTEXT_PER_DEVICE", "1", 1);
+  int a, b;
+  if (!two_devices("copies_across_contexts", &a, &b)) return;
+  enum { N = 1000 };
+  CK_OK(clsSetDevice(a));
+  arith k;
+  arith_load(&k);
+  int *da = dev_ints(N);
+  clsStream_t sa;
+  CK_OK(clsStreamCreate(&sa));
+  gate *g = gate_new();
+  gate_hold(g, sa);
+  CK_OK(launch_fill(&k, sa, da, 7, N));
+
+  CK_OK(clsSetDevice(b));
+  int *db = dev_ints(N);
+  dev_set(db, 0, N);
+  clsStream_t sb;
+  CK_OK(clsStreamCreate(&sb));
+  clsEvent_t done;
+  CK_OK(clsEventCreate(&done));
+  /* Device to device, a's memory into b's, on b's stream: returns at
+   * once, and waits for a's held fill. */
+  CK_OK(clsMemcpyAsync(db, da, N * sizeof(int), clsMemcpyDefault, sb));
+  CK_OK(clsEventRecord(done, sb));
+  CK_CLS(clsEventQuery(done), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(sb));
+  dev_expect(db, 7, N, "b's memory after a copy from a's");
+
+  /* Device to pageable host and back, a's memory, b current. */
+  static int h[N];
+  CK_OK(clsMemcpy(h, da, sizeof h, clsMemcpyDeviceToHost));
+  for (int i = 0; i < N; ++i) ck_assert_int_eq(h[i], 7);
+  for (int i = 0; i < N; ++i) h[i] = i;
+  CK_OK(clsMemcpyAsync(da, h, sizeof h, clsMemcpyHostToDevice, sb));
+  memset(h, 0, sizeof h); /* a pageable source is reusable at once */
+  CK_OK(clsMemcpyAsync(h, da, sizeof h, clsMemcpyDeviceToHost, sb));
+  for (int i = 0; i < N; ++i) ck_assert_int_eq(h[i], i);
+  /* b's memory into a's, on b's stream, with b's own work before it. */
+  dev_set(db, 5, N);
+  CK_OK(clsMemcpyAsync(da + 10, db, 16 * sizeof(int), clsMemcpyDefault, sb));
+  CK_OK(clsStreamSynchronize(sb));
+  CK_OK(clsMemcpy(h, da, sizeof h, clsMemcpyDefault));
+  for (int i = 0; i < N; ++i)
+    ck_assert_int_eq(h[i], i >= 10 && i < 26 ? 5 : i);
+
+  CK_OK(clsEventDestroy(done));
+  CK_OK(clsStreamDestroy(sb));
+  CK_OK(clsFree(db));
+  CK_OK(clsSetDevice(a));
+  CK_OK(clsStreamDestroy(sa));
+  CK_OK(clsFree(da));
+  arith_unload(&k);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("memory");
   TCase *tc = tcase_timed("memory", 60);
@@ -504,6 +568,7 @@ int main(void) {
   tcase_add_test(tc, async_mixed_stream_order);
   tcase_add_test(tc, free_waits_for_pending_work);
   tcase_add_test(tc, invalid_pointers_and_ranges);
+  tcase_add_test(tc, copies_across_contexts);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -43,6 +43,16 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,
   return e;
 }
 
+/* Every device reaches every other's memory through unified addressing,
+ * so the front never needs this; it is the plain copy. */
+clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
+                                const void *src, int src_dev, size_t n,
+                                int mode) {
+  (void)dst_dev;
+  (void)src_dev;
+  return cls__b_memcpy(s, dst, src, n, clsMemcpyDefault, mode);
+}
+
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int blocking) {
   clsError_t e = cls__cuda_use(s->dev);

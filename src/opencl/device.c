@@ -382,15 +382,23 @@ static clsError_t cls__open(cls__ocl_device *d) {
                        d->name);
   cls__ocl_platform *pl = d->plat;
   cl_int err = CL_SUCCESS;
-  pthread_mutex_lock(&pl->lock);
-  if (!pl->ctx) {
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                     (cl_context_properties)pl->id, 0};
-    pl->ctx = clCreateContext(props, pl->ndevices, pl->devices, NULL, NULL,
-                              &err);
+  /* CLSTREAM_CONTEXT_PER_DEVICE=1 gives each device a context of its own,
+   * as devices of two platforms have, so that CI on one platform runs the
+   * paths between contexts (bridged waits, staged copies). */
+  const char *own = getenv("CLSTREAM_CONTEXT_PER_DEVICE");
+  if (own && strcmp(own, "1") == 0) {
+    d->ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &err);
+  } else {
+    pthread_mutex_lock(&pl->lock);
+    if (!pl->ctx) {
+      cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
+                                       (cl_context_properties)pl->id, 0};
+      pl->ctx = clCreateContext(props, pl->ndevices, pl->devices, NULL, NULL,
+                                &err);
+    }
+    d->ctx = pl->ctx;
+    pthread_mutex_unlock(&pl->lock);
   }
-  d->ctx = pl->ctx;
-  pthread_mutex_unlock(&pl->lock);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clCreateContext");
   d->scratch = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, 64, 0);
   if (!d->scratch)

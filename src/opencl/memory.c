@@ -1,5 +1,7 @@
 /* OpenCL backend: device memory is coarse-grained SVM; copies and fills
- * are SVM commands on the stream's queue. */
+ * are SVM commands on the stream's queue.  A copy touching memory of a
+ * device in another OpenCL context (another platform) is staged through
+ * host memory by a host job in the stream's order (cls__b_memcpy_across). */
 #include "ocl.h"
 
 #include <pthread.h>
@@ -159,4 +161,161 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   cl_int err =
       clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list, &ev);
   return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");
+}
+
+/* ---- Copies across OpenCL contexts -------------------------------------- */
+
+/* One staged copy: the foreign sides are read and written by a host job
+ * that runs in the stream's order, on a worker thread, with blocking SVM
+ * copies on the foreign devices' own queues, each after the work that the
+ * foreign device's legacy stream had to wait for at the time of the call
+ * (its `after` event, recorded then). */
+typedef struct cls__across {
+  cls__ocl_device *src_dev, *dst_dev; /* foreign sides, or NULL */
+  cls__bevent *src_after, *dst_after;
+  const void *src; /* read by the job: a foreign or a host source */
+  void *dst;       /* written by the job: a foreign or a host destination */
+  size_t n;
+  int keep_stage;  /* a later command of the stream still reads the stage */
+  cls__staging *stage;
+} cls__across;
+
+/* A blocking SVM copy on a foreign device's own queue, retried while the
+ * driver is short of resources. */
+static cl_int cls__foreign_copy(cls__ocl_device *d, void *dst, const void *src,
+                                size_t n) {
+  cl_int err = CL_SUCCESS;
+  for (int i = 0; i < 100; ++i) {
+    err = clEnqueueSVMMemcpy(d->mapq, CL_TRUE, dst, src, n, 0, NULL, NULL);
+    if (err != CL_OUT_OF_RESOURCES && err != CL_OUT_OF_HOST_MEMORY) break;
+    struct timespec ms = {0, 1000000L};
+    nanosleep(&ms, NULL);
+  }
+  return err;
+}
+
+static void cls__across_run(void *job, clsError_t status) {
+  cls__across *x = job;
+  unsigned char *stage = x->stage->data;
+  cl_int err = CL_SUCCESS;
+  if (status == clsSuccess) {
+    if (x->src_dev) {
+      if (cls__b_event_sync(x->src_after) == clsSuccess)
+        err = cls__foreign_copy(x->src_dev, stage, x->src, x->n);
+    } else if (x->src) {
+      memcpy(stage, x->src, x->n);
+    }
+    if (err == CL_SUCCESS && x->dst_dev) {
+      if (cls__b_event_sync(x->dst_after) == clsSuccess)
+        err = cls__foreign_copy(x->dst_dev, x->dst, stage, x->n);
+    } else if (err == CL_SUCCESS && x->dst) {
+      memcpy(x->dst, stage, x->n);
+    }
+  }
+  if (err != CL_SUCCESS) {
+    /* Nothing is left to fail: the call returned long ago (PoCL aborts
+     * when a user event with dependents is set to an error).  Say so. */
+    cls__finish("clsMemcpyAsync", cls__ocl_error(err, "the staged copy "
+                                                      "across OpenCL "
+                                                      "platforms"));
+  }
+  if (x->src_after) cls__b_event_destroy(x->src_after);
+  if (x->dst_after) cls__b_event_destroy(x->dst_after);
+  if (!x->keep_stage) free(x->stage);
+  free(x);
+}
+
+/* The position of the work that `d`'s legacy stream would wait for now
+ * (its own and its blocking streams'), as an untimed event. */
+static clsError_t cls__legacy_position(cls__ocl_device *d, cls__bevent **out) {
+  cls__bstream *legacy;
+  clsError_t r = cls__b_stream_default(d->index, 0, &legacy);
+  if (r == clsSuccess) r = cls__b_event_create(d->index,
+                                               clsEventDisableTiming, out);
+  if (r == clsSuccess && (r = cls__b_event_record(*out, legacy)) != clsSuccess)
+    cls__b_event_destroy(*out);
+  return r;
+}
+
+clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
+                                const void *src, int src_dev, size_t n,
+                                int mode) {
+  cls__across *x = calloc(1, sizeof *x);
+  cls__staging *stage =
+      n <= SIZE_MAX - sizeof *stage ? malloc(sizeof *stage + n) : NULL;
+  if (!x || !stage) {
+    free(x);
+    free(stage);
+    return cls__reason(clsErrorMemoryAllocation,
+                       "out of host memory staging a copy of %zu bytes", n);
+  }
+  x->stage = stage;
+  x->n = n;
+  clsError_t r = clsSuccess;
+  cls__ocl_device *sd = src_dev >= 0 ? cls__ocl_device_get(src_dev) : NULL;
+  cls__ocl_device *dd = dst_dev >= 0 ? cls__ocl_device_get(dst_dev) : NULL;
+  /* Device memory in the stream's own context goes through its queue,
+   * before or after the job; host memory is read and written by the job
+   * (a pageable source the caller may reuse is read now). */
+  int src_local_dev = sd && sd->ctx == s->dev->ctx;
+  int dst_local_dev = dd && dd->ctx == s->dev->ctx;
+  if (sd && !src_local_dev) {
+    x->src_dev = sd;
+    r = cls__legacy_position(sd, &x->src_after);
+  }
+  if (r == clsSuccess && dd && !dst_local_dev) {
+    x->dst_dev = dd;
+    r = cls__legacy_position(dd, &x->dst_after);
+  }
+  if (r == clsSuccess) {
+    if (src_local_dev)
+      r = cls__b_memcpy(s, stage->data, src, n, clsMemcpyDeviceToHost,
+                        CLS__COPY_ASYNC);
+    else if (!sd && mode == CLS__COPY_STAGE)
+      memcpy(stage->data, src, n);
+    else
+      x->src = src;
+  }
+  if (!dst_local_dev) x->dst = dst;
+  x->keep_stage = dst_local_dev;
+  if (r == clsSuccess) r = cls__b_stream_host_job(s, cls__across_run, x);
+  if (r != clsSuccess) {
+    if (x->src_after) cls__b_event_destroy(x->src_after);
+    if (x->dst_after) cls__b_event_destroy(x->dst_after);
+    free(stage);
+    free(x);
+    return r;
+  }
+  /* From here on the job owns x (and the stage, unless a copy below
+   * reads it: that copy's watch frees it then). */
+  if (dst_local_dev) {
+    cls__ocl_batch b;
+    cl_event ev = NULL;
+    cls__ocl_begin(s, &b);
+    b.what = "memcpy";
+    b.cat = "copy";
+    b.work = 1;
+    cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, stage->data, n, b.n,
+                                    b.list, &ev);
+    stage->watch.job.run = cls__staging_run;
+    if (err == CL_SUCCESS)
+      cls__ocl_watch_event(&stage->watch, ev); /* frees it when done */
+    r = cls__finish_cmd(s, &b, err, ev, 0, "clEnqueueSVMMemcpy");
+    if (err != CL_SUCCESS) {
+      /* The job may still be using the stage: free it once the stream's
+       * work so far, the job included, is done. */
+      cls__b_stream_sync(s);
+      free(stage);
+      return r;
+    }
+  }
+  if (mode != CLS__COPY_BLOCKING) return clsSuccess;
+  cls__bevent *done;
+  r = cls__b_event_create(s->dev->index, clsEventDisableTiming, &done);
+  if (r == clsSuccess) {
+    r = cls__b_event_record(done, s);
+    if (r == clsSuccess) r = cls__b_event_sync(done);
+    cls__b_event_destroy(done);
+  }
+  return r;
 }
