@@ -99,7 +99,7 @@ enum cls__cuda_api {
   CLS__NVRTC = 1   /* nvrtcResult */
 };
 
-/* The one map from native codes to clsError_t.  Unless `what` is NULL or
+/* The one map from native codes to clsError_t (error.c).  Unless `what` is NULL or
  * the code maps to clsSuccess or clsErrorNotReady (a state, not a
  * failure), it records "what: native name (description)" as the reason
  * with cls__reason.  Pass what = NULL where no API call is failing (a

@@ -1,5 +1,5 @@
-/* CUDA backend: native error codes, device enumeration, properties and
- * opening. */
+/* CUDA backend: device enumeration, properties, opening and device-wide
+ * synchronization. */
 #include "cuda_be.h"
 
 #include <stdio.h>
@@ -11,113 +11,6 @@ static int cls__cuda_ndevices;
 
 cls__cuda_device *cls__cuda_device_get(int dev) {
   return &cls__cuda_devices[dev];
-}
-
-/* ---- Native codes ----------------------------------------------------- */
-
-/* clsError_t copies cudaError_t's numbers; this folds the codes clstream
- * does not distinguish. */
-static clsError_t cls__cuda_map(int code) {
-  switch (code) {
-  case 0:
-    return clsSuccess;
-  case 1:  /* InvalidValue */
-  case 12: /* InvalidPitchValue */
-  case 13: /* InvalidSymbol */
-  case 16: /* InvalidHostPointer */
-    return clsErrorInvalidValue;
-  case 2:
-    return clsErrorMemoryAllocation;
-  case 3:  /* InitializationError */
-  case 4:  /* CudartUnloading / CUDA_ERROR_DEINITIALIZED */
-  case 34: /* StubLibrary */
-  case 35: /* InsufficientDriver */
-  case 36: /* CallRequiresNewerDriver */
-    return clsErrorInitializationError;
-  case 9:
-    return clsErrorInvalidConfiguration;
-  case 17:
-    return clsErrorInvalidDevicePointer;
-  case 21:
-    return clsErrorInvalidMemcpyDirection;
-  case 100:
-    return clsErrorNoDevice;
-  case 101:
-    return clsErrorInvalidDevice;
-  case 46:  /* DevicesUnavailable (compute mode prohibited, busy) */
-  case 216: /* DeviceNotLicensed / CUDA_ERROR_CONTEXT_ALREADY_IN_USE */
-    return clsErrorNotSupported;
-  case 98:  /* InvalidDeviceFunction */
-  case 201: /* DeviceUninitialized / CUDA_ERROR_INVALID_CONTEXT */
-  case 400: /* InvalidResourceHandle */
-  case 709: /* ContextIsDestroyed */
-    return clsErrorInvalidResourceHandle;
-  case 200: /* InvalidKernelImage */
-  case 209: /* NoKernelImageForDevice */
-  case 218: /* InvalidPtx */
-  case 221: /* JitCompilerNotFound */
-  case 222: /* UnsupportedPtxVersion */
-  case 223: /* JitCompilationDisabled */
-  case 302: /* SharedObjectSymbolNotFound */
-  case 303: /* SharedObjectInitFailed */
-    return clsErrorInvalidKernelImage;
-  case 300:
-    return clsErrorInvalidSource;
-  case 401:
-    return clsErrorIllegalState;
-  case 500:
-    return clsErrorSymbolNotFound;
-  case 600:
-    return clsErrorNotReady;
-  case 701:
-    return clsErrorLaunchOutOfResources;
-  case 214: /* ECCUncorrectable */
-  case 700: /* IllegalAddress */
-  case 702: /* LaunchTimeout */
-  case 710: /* Assert */
-  case 714: /* HardwareStackError */
-  case 715: /* IllegalInstruction */
-  case 716: /* MisalignedAddress */
-  case 717: /* InvalidAddressSpace */
-  case 718: /* InvalidPc */
-  case 719: /* LaunchFailure */
-    return clsErrorLaunchFailure;
-  case 800:
-    return clsErrorNotPermitted;
-  case 801:
-    return clsErrorNotSupported;
-  default:
-    return clsErrorUnknown;
-  }
-}
-
-static clsError_t cls__nvrtc_map(nvrtcResult r) {
-  switch (r) {
-  case NVRTC_SUCCESS:
-    return clsSuccess;
-  case NVRTC_ERROR_OUT_OF_MEMORY:
-    return clsErrorMemoryAllocation;
-  case NVRTC_ERROR_COMPILATION:
-    return clsErrorInvalidSource;
-  case NVRTC_ERROR_INVALID_INPUT:
-  case NVRTC_ERROR_INVALID_PROGRAM:
-  case NVRTC_ERROR_INVALID_OPTION:
-    return clsErrorInvalidValue;
-  default:
-    return clsErrorUnknown;
-  }
-}
-
-clsError_t cls__cuda_error(enum cls__cuda_api api, int code, const char *what) {
-  clsError_t e = api == CLS__NVRTC ? cls__nvrtc_map((nvrtcResult)code)
-                                   : cls__cuda_map(code);
-  if (e == clsSuccess || e == clsErrorNotReady || !what) return e;
-  if (api == CLS__NVRTC)
-    return cls__reason(e, "%s: %s", what,
-                       nvrtcGetErrorString((nvrtcResult)code));
-  return cls__reason(e, "%s: %s (%s)", what,
-                     cudaGetErrorName((cudaError_t)code),
-                     cudaGetErrorString((cudaError_t)code));
 }
 
 /* ---- Enumeration ------------------------------------------------------ */
@@ -169,7 +62,7 @@ clsError_t cls__b_init(void) {
   if (r != cudaSuccess) {
     /* No driver, a stub driver or no device: zero devices (the front
      * reports clsErrorNoDevice).  Anything else is a real failure. */
-    clsError_t e = cls__cuda_map((int)r);
+    clsError_t e = cls__cuda_error(CLS__CUDART, (int)r, NULL);
     (void)cudaGetLastError();
     if (r == cudaErrorNoDevice || e == clsErrorInitializationError) {
       cls__cuda_ndevices = 0;
@@ -230,7 +123,7 @@ clsError_t cls__b_device_open(int dev) {
     if (r == cudaSuccess) {
       st = 1;
     } else {
-      d->open_err = cls__cuda_map((int)r);
+      d->open_err = cls__cuda_error(CLS__CUDART, (int)r, NULL);
       if (d->open_err != clsErrorMemoryAllocation)
         d->open_err = clsErrorNotSupported;
       (void)cudaGetLastError();
