@@ -78,7 +78,6 @@ clsError_t cls__b_init(void) {
     cls__cuda_device *d = &cls__cuda_devices[i];
     d->index = i;
     pthread_mutex_init(&d->open_lock, NULL);
-    pthread_mutex_init(&d->zombie_lock, NULL);
     atomic_init(&d->opened, 0);
     d->prio_once = (pthread_once_t)PTHREAD_ONCE_INIT;
     d->legacy.dev = i;
@@ -91,10 +90,8 @@ clsError_t cls__b_init(void) {
     if (r != cudaSuccess) {
       clsError_t e =
           cls__cuda_error(CLS__CUDART, (int)r, "cudaGetDeviceProperties");
-      for (int j = 0; j <= i; ++j) {
+      for (int j = 0; j <= i; ++j)
         pthread_mutex_destroy(&cls__cuda_devices[j].open_lock);
-        pthread_mutex_destroy(&cls__cuda_devices[j].zombie_lock);
-      }
       free(cls__cuda_devices);
       cls__cuda_devices = NULL;
       return e;
@@ -182,30 +179,10 @@ void cls__b_priority_range(int dev, int *least, int *greatest) {
 clsError_t cls__b_device_sync(int dev) {
   clsError_t e = cls__cuda_use(dev);
   if (e != clsSuccess) return e;
-  /* Modules released before the wait had their last launch enqueued
-   * before it, so they are safe to unload once it returns. */
-  cls__cuda_device *d = &cls__cuda_devices[dev];
-  pthread_mutex_lock(&d->zombie_lock);
-  struct cls__bmodule *z = d->zombies;
-  d->zombies = NULL;
-  pthread_mutex_unlock(&d->zombie_lock);
+  /* Modules released before the wait may be unloaded once it succeeds
+   * (module.c owns them; see cls__cuda_retired_take). */
+  cls__bmodule *retired = cls__cuda_retired_take(dev);
   e = cls__cuda_rt(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  if (e != clsSuccess) {
-    /* Keep them for the next synchronization. */
-    if (z) {
-      struct cls__bmodule *last = z;
-      while (last->next_zombie) last = last->next_zombie;
-      pthread_mutex_lock(&d->zombie_lock);
-      last->next_zombie = d->zombies;
-      d->zombies = z;
-      pthread_mutex_unlock(&d->zombie_lock);
-    }
-    return e;
-  }
-  while (z) {
-    struct cls__bmodule *next = z->next_zombie;
-    cls__cuda_module_free(z);
-    z = next;
-  }
-  return clsSuccess;
+  cls__cuda_retired_settle(retired, e == clsSuccess);
+  return e;
 }
