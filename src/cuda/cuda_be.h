@@ -31,7 +31,8 @@
  * call.  The pthread_once controls (cls__cuda_device.prio_once, NVRTC's
  * architectures in module.c) run one runtime or NVRTC query each.  The
  * runtime's callback thread, which runs host jobs (stream.c), takes none
- * of these.
+ * of these; the front's job function it calls takes only the front's leaf
+ * lock on recycled job records (src/stream.c).
  */
 #ifndef CLSTREAM_CUDA_BE_H
 #define CLSTREAM_CUDA_BE_H
