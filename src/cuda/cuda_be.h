@@ -131,10 +131,19 @@ static inline clsError_t cls__cuda_rt(cudaError_t e, const char *what) {
   return cls__cuda_error(CLS__CUDART, (int)e, what);
 }
 
+/* 1 when the runtime lists exactly one device (device.c, written once by
+ * cls__b_init, before any object exists).  Every thread's current device
+ * is then device 0, the only one that can be made current, so
+ * cls__cuda_use has nothing to do. */
+extern int cls__cuda_one_device;
+
 /* Makes `dev` the calling thread's current CUDA device. */
 static inline clsError_t cls__cuda_use(int dev) {
-  /* Reading the current device is a thread-local lookup; setting it is
-   * not free, and it is usually already right. */
+  /* With one device this costs nothing: the bench's record_idle paid a
+   * cudaGetDevice (tens of nanoseconds) on every record otherwise.  With
+   * several, reading the current device is cheaper than setting it, and
+   * it is usually already right. */
+  if (CLS__LIKELY(cls__cuda_one_device)) return clsSuccess;
   int cur;
   if (CLS__LIKELY(cudaGetDevice(&cur) == cudaSuccess && cur == dev))
     return clsSuccess;

@@ -8,6 +8,7 @@
 
 static cls__cuda_device *cls__cuda_devices;
 static int cls__cuda_ndevices;
+int cls__cuda_one_device;
 
 cls__cuda_device *cls__cuda_device_get(int dev) {
   return &cls__cuda_devices[dev];
@@ -99,6 +100,7 @@ clsError_t cls__b_init(void) {
     cls__cuda_fill_props(d, &cp);
   }
   cls__cuda_ndevices = n;
+  cls__cuda_one_device = n == 1;
   return clsSuccess;
 }
 
