@@ -77,7 +77,13 @@ typedef struct cls__cuda_device {
  * the rest counts records.  A record stores a new count with bit 0 clear
  * after cudaEventRecord returns; a query or synchronize that sees the
  * runtime report completion sets bit 0 only if no record came between
- * (compare-and-swap on the value it read first). */
+ * (compare-and-swap on the value it read first; a plain store would let a
+ * record racing another one on the same event step the count back and a
+ * stale query mark the newer record complete).  event.c alone writes it.
+ * A count of 0 means "never recorded": the front keeps that fact too, in
+ * cls__event.recorded, set once this backend's record has returned; its
+ * two uses (a wait on, and the elapsed time of, a never-recorded event)
+ * are also what the runtime does by itself. */
 struct cls__bevent {
   int dev;
   unsigned flags;
