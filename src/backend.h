@@ -24,12 +24,30 @@ typedef struct cls__bevent cls__bevent;
 typedef struct cls__bmodule cls__bmodule;
 typedef struct cls__bfunction cls__bfunction;
 
-/* A host job: run(job, status) is called exactly once, if and only if the
- * call that enqueued it returned clsSuccess, on a thread that is not the
+/* A host job: run(job, status) is called on a thread that is not the
  * caller's: a library-owned worker (OpenCL: never inside a driver
  * callback), or the CUDA runtime's own callback thread.  `status` is
- * clsSuccess, or the error of an earlier command in the stream. */
+ * clsSuccess, or the error of an earlier command in the stream.  If the
+ * call that enqueued the job returned an error, run is never called; if
+ * it returned clsSuccess, run is called exactly once, except that a
+ * skippable job (cls__job below) may instead never be called once an
+ * earlier command has failed. */
 typedef void (*cls__job_fn)(void *job, clsError_t status);
+
+/* The front's job record begins with this header, so that a backend whose
+ * runtime hands its callback one pointer can pass the job as it is,
+ * without a record of its own.
+ *
+ * skippable = 0 (a stream callback): run must be called, with the error,
+ * even after an earlier command failed, as cudaStreamAddCallback does.
+ * skippable = 1 (a host function): run does nothing but recycle the job
+ * when status is not clsSuccess, so a backend may skip the call after a
+ * failure, as cudaLaunchHostFunc does after a device error.  The record
+ * is then lost, which can only happen once the device has failed. */
+typedef struct cls__job {
+  cls__job_fn run;
+  int skippable;
+} cls__job;
 
 /* ---- Devices --------------------------------------------------------- */
 
@@ -79,7 +97,8 @@ clsError_t cls__b_stream_query(cls__bstream *s);
 clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e);
 /* Enqueues a host job on `s` (see cls__job_fn): it runs after all earlier
  * work in `s`, and later work in `s` waits until it returns.  The job
- * survives the destruction of `s`. */
+ * survives the destruction of `s`.  `job` is a cls__job whose run is
+ * `run` (passed as well for backends that keep their own record). */
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
                                   void *job);
 

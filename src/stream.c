@@ -1,6 +1,7 @@
 /* Streams: validation, handles, default-stream resolution, host jobs. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
@@ -143,24 +144,64 @@ clsError_t clsStreamGetPriority(clsStream_t h, int *priority) {
 /* ---- Host functions and callbacks ------------------------------------ */
 
 typedef struct cls__host_job {
-  clsHostFn_t fn;          /* clsLaunchHostFunc, or */
-  clsStreamCallback_t cb;  /* clsStreamAddCallback */
+  cls__job head;          /* run = cls__run_host_job */
+  clsHostFn_t fn;         /* clsLaunchHostFunc (head.skippable = 1), or */
+  clsStreamCallback_t cb; /* clsStreamAddCallback */
   void *user;
-  clsStream_t stream;      /* as the caller named it, for cb */
+  clsStream_t stream; /* as the caller named it, for cb */
+  struct cls__host_job *next_free;
 } cls__host_job;
+
+/* Job records are recycled rather than allocated for each call: a host
+ * function's round trip is a few microseconds on a GPU, and each record
+ * is released on another thread than the one that took it.  At most
+ * CLS__JOBS_KEPT free records are kept.  cls__jobs_lock is a leaf lock
+ * (taken by callers and by the threads that run jobs, never around
+ * anything else). */
+#define CLS__JOBS_KEPT 256u
+static pthread_mutex_t cls__jobs_lock = PTHREAD_MUTEX_INITIALIZER;
+static cls__host_job *cls__jobs_free; /* guarded by cls__jobs_lock */
+static unsigned cls__jobs_nfree;      /* guarded by cls__jobs_lock */
+
+static cls__host_job *cls__job_take(void) {
+  pthread_mutex_lock(&cls__jobs_lock);
+  cls__host_job *j = cls__jobs_free;
+  if (j) {
+    cls__jobs_free = j->next_free;
+    cls__jobs_nfree--;
+  }
+  pthread_mutex_unlock(&cls__jobs_lock);
+  return j ? j : malloc(sizeof *j);
+}
+
+static void cls__job_give(cls__host_job *j) {
+  pthread_mutex_lock(&cls__jobs_lock);
+  if (cls__jobs_nfree < CLS__JOBS_KEPT) {
+    j->next_free = cls__jobs_free;
+    cls__jobs_free = j;
+    cls__jobs_nfree++;
+    j = NULL;
+  }
+  pthread_mutex_unlock(&cls__jobs_lock);
+  free(j);
+}
 
 /* Runs on a library thread (cls__job_fn). */
 static void cls__run_host_job(void *p, clsError_t status) {
   cls__host_job *j = p;
+  clsHostFn_t fn = j->fn;
+  clsStreamCallback_t cb = j->cb;
+  void *user = j->user;
+  clsStream_t stream = j->stream;
+  cls__job_give(j); /* before the user's code, which may block */
   cls__in_host_fn = 1;
   /* As in CUDA: a callback is told of an earlier failure in its stream; a
    * host function is not called after one. */
-  if (j->cb)
-    j->cb(j->stream, status, j->user);
+  if (cb)
+    cb(stream, status, user);
   else if (status == clsSuccess)
-    j->fn(j->user);
+    fn(user);
   cls__in_host_fn = 0;
-  free(j);
 }
 
 static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
@@ -169,14 +210,16 @@ static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
   if (e != clsSuccess) return e;
-  cls__host_job *j = malloc(sizeof *j);
+  cls__host_job *j = cls__job_take();
   if (!j) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  j->head.run = cls__run_host_job;
+  j->head.skippable = cb == NULL;
   j->fn = fn;
   j->cb = cb;
   j->user = user;
   j->stream = h;
   e = cls__b_stream_host_job(b, cls__run_host_job, j);
-  if (e != clsSuccess) free(j);
+  if (e != clsSuccess) cls__job_give(j);
   return e;
 }
 

@@ -690,6 +690,126 @@ START_TEST(wait_event_transitive) {
 }
 END_TEST
 
+/* Many host functions and callbacks pending at once, in two rounds: each
+ * runs once, in stream order, callbacks with the stream and clsSuccess
+ * (more jobs than the library keeps recycled records for, so records are
+ * both reused and newly made). */
+#define MANY_JOBS 600
+
+typedef struct job_slot {
+  atomic_int *clock;
+  atomic_int runs;
+  int seq;
+  clsStream_t stream;
+  clsError_t status;
+} job_slot;
+
+static void hf_slot(void *p) {
+  job_slot *j = p;
+  j->seq = atomic_fetch_add(j->clock, 1);
+  atomic_fetch_add(&j->runs, 1);
+}
+
+static void cb_slot(clsStream_t s, clsError_t status, void *p) {
+  job_slot *j = p;
+  j->stream = s;
+  j->status = status;
+  hf_slot(p);
+}
+
+START_TEST(host_jobs_many_pending) {
+  static job_slot slot[MANY_JOBS];
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  for (int round = 0; round < 2; ++round) {
+    atomic_int clock = 0;
+    memset(slot, 0, sizeof slot);
+    gate *g = gate_new();
+    gate_hold(g, s);
+    for (int i = 0; i < MANY_JOBS; ++i) {
+      slot[i].clock = &clock;
+      slot[i].status = clsErrorUnknown;
+      if (i % 2)
+        CK_OK(clsStreamAddCallback(s, cb_slot, &slot[i], 0));
+      else
+        CK_OK(clsLaunchHostFunc(s, hf_slot, &slot[i]));
+    }
+    sleep_ms(SETTLE_MS);
+    CK_ATOMIC_EQ(clock, 0);
+    gate_release(g);
+    CK_OK(clsStreamSynchronize(s));
+    CK_ATOMIC_EQ(clock, MANY_JOBS);
+    for (int i = 0; i < MANY_JOBS; ++i) {
+      ck_assert_msg(atomic_load(&slot[i].runs) == 1,
+                    "round %d: job %d ran %d times", round, i,
+                    atomic_load(&slot[i].runs));
+      ck_assert_msg(slot[i].seq == i, "round %d: job %d ran as number %d",
+                    round, i, slot[i].seq);
+      if (i % 2) {
+        ck_assert_ptr_eq(slot[i].stream, s);
+        ck_assert_int_eq(slot[i].status, clsSuccess);
+      }
+    }
+  }
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
+/* A real device fault (CUDA build): a kernel writes through a bad pointer
+ * behind a gate.  A callback behind the fault is called once, with the
+ * error (cudaStreamAddCallback); a host function behind it is not called
+ * (cudaLaunchHostFunc skips host functions once the context has failed);
+ * nothing hangs.  The OpenCL build's equivalent, made with a shim, is in
+ * tests/fault/test_failure.c (an OpenCL kernel on PoCL cannot fault
+ * without ending the process).  The fault ruins the CUDA context for good,
+ * so the test needs its own process. */
+START_TEST(host_jobs_after_device_fault) {
+  if (!forked_or_skip("host_jobs_after_device_fault")) return;
+  clsDeviceProp p;
+  int dev;
+  CK_OK(clsGetDevice(&dev));
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  if (strcmp(p.platformName, "CUDA") != 0) {
+    printf("SKIP host_jobs_after_device_fault: needs the CUDA build (OpenCL: "
+           "tests/fault/test_failure.c)\n");
+    return;
+  }
+  arith a;
+  arith_load(&a);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  cb_rec before, after;
+  memset(&before, 0, sizeof before);
+  memset(&after, 0, sizeof after);
+  before.status = after.status = clsSuccess;
+  atomic_int ran = 0;
+  gate *g = gate_new();
+  gate_hold(g, s);
+  /* Enqueued while nothing has failed yet, so every call succeeds. */
+  CK_OK(launch_fill(&a, s, (int *)(uintptr_t)0x40, 1, 64));
+  CK_OK(clsStreamAddCallback(s, cb_record, &before, 0));
+  CK_OK(clsLaunchHostFunc(s, hf_count, &ran));
+  CK_OK(clsStreamAddCallback(s, cb_record, &after, 0));
+  gate_release(g);
+  CK_CLS(clsStreamSynchronize(s), clsErrorLaunchFailure);
+  ck_assert_int_eq(wait_atomic_ge(&before.runs, 1, 20000), 1);
+  ck_assert_int_eq(wait_atomic_ge(&after.runs, 1, 20000), 1);
+  sleep_ms(SETTLE_MS);
+  CK_ATOMIC_EQ(before.runs, 1);
+  CK_ATOMIC_EQ(after.runs, 1);
+  ck_assert_msg(before.status == clsErrorLaunchFailure,
+                "callback behind the fault got %s",
+                clsGetErrorName(before.status));
+  ck_assert_msg(after.status == clsErrorLaunchFailure,
+                "callback behind the skipped host function got %s",
+                clsGetErrorName(after.status));
+  ck_assert_ptr_eq(before.stream, s);
+  CK_ATOMIC_EQ(ran, 0);
+  /* The error is sticky: later calls on the stream report it too. */
+  CK_CLS(clsStreamQuery(s), clsErrorLaunchFailure);
+}
+END_TEST
+
 /* Many streams created and destroyed, some with pending work. */
 START_TEST(stream_churn) {
   atomic_int n = 0;
@@ -732,6 +852,8 @@ int main(void) {
   tcase_add_test(tc, wait_event_same_stream);
   tcase_add_test(tc, wait_event_transitive);
   tcase_add_test(tc, stream_churn);
+  tcase_add_test(tc, host_jobs_many_pending);
+  tcase_add_test(tc, host_jobs_after_device_fault);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

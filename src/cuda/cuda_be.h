@@ -8,9 +8,31 @@
  * Kernels compile with NVRTC and load through the runtime's library API
  * (cudaLibraryLoadData), so no driver API call is needed.
  *
- * Locks: cls__cuda_device.open_lock (device opening, once),
- * cls__bmodule.lock (its function list) and zombie_lock.  None is held
- * while waiting on the device.
+ * Files: device.c (enumeration, opening, device-wide synchronize),
+ * stream.c (streams, host jobs), event.c, memory.c, module.c (NVRTC,
+ * libraries and their lifetime, launches), error.c (the native-code map).
+ *
+ * Lock order.  Every mutex of the backend is a leaf: none is taken while
+ * another of them is held, none is held while waiting on the device, and
+ * none is held across a call into the front except cls__reason (which
+ * writes a thread-local and takes no lock).
+ *
+ *   mutex                         guards                     file
+ *   cls__cuda_device.open_lock    opening the device, once   device.c
+ *   cls__bmodule.lock             the module's function list module.c
+ *   cls__retired_lock             released modules not yet   module.c
+ *                                 unloaded (all devices)
+ *
+ * Held across runtime calls: open_lock across cudaSetDevice and
+ * cudaFree(NULL) (the primary context's creation), cls__bmodule.lock
+ * across cudaLibraryGetKernel and cudaFuncGetAttributes (which load the
+ * kernel; under eager loading, see cls__b_init, that does not synchronize
+ * the context).  cls__retired_lock is never held across a runtime
+ * call.  The pthread_once controls (cls__cuda_device.prio_once, NVRTC's
+ * architectures in module.c) run one runtime or NVRTC query each.  The
+ * runtime's callback thread, which runs host jobs (stream.c), takes none
+ * of these; the front's job function it calls takes only the front's leaf
+ * lock on recycled job records (src/stream.c).
  */
 #ifndef CLSTREAM_CUDA_BE_H
 #define CLSTREAM_CUDA_BE_H
@@ -48,15 +70,6 @@ typedef struct cls__cuda_device {
 
   struct cls__bstream legacy;     /* wraps cudaStreamLegacy */
   struct cls__bstream per_thread; /* wraps cudaStreamPerThread */
-
-  /* Modules released by cls__b_module_unload whose library is not yet
-   * unloaded: launches enqueued before the release may still be pending,
-   * and the runtime does not promise that cudaLibraryUnload lets them run
-   * (nor that it returns without waiting for them, which would deadlock
-   * behind a host function that waits for the caller).  cls__b_device_sync
-   * unloads them once the device is idle. */
-  pthread_mutex_t zombie_lock;
-  struct cls__bmodule *zombies;
 } cls__cuda_device;
 
 /* Events.  `state` caches completion so that a query of a completed event
@@ -64,7 +77,13 @@ typedef struct cls__cuda_device {
  * the rest counts records.  A record stores a new count with bit 0 clear
  * after cudaEventRecord returns; a query or synchronize that sees the
  * runtime report completion sets bit 0 only if no record came between
- * (compare-and-swap on the value it read first). */
+ * (compare-and-swap on the value it read first; a plain store would let a
+ * record racing another one on the same event step the count back and a
+ * stale query mark the newer record complete).  event.c alone writes it.
+ * A count of 0 means "never recorded": the front keeps that fact too, in
+ * cls__event.recorded, set once this backend's record has returned; its
+ * two uses (a wait on, and the elapsed time of, a never-recorded event)
+ * are also what the runtime does by itself. */
 struct cls__bevent {
   int dev;
   unsigned flags;
@@ -84,14 +103,20 @@ struct cls__bmodule {
   cudaLibrary_t lib;
   pthread_mutex_t lock; /* guards fns */
   struct cls__bfunction *fns;
-  struct cls__bmodule *next_zombie; /* cls__cuda_device.zombies */
+  struct cls__bmodule *next_retired; /* module.c's retired list */
 };
 
 /* Device `dev` (index checked by the front). */
 cls__cuda_device *cls__cuda_device_get(int dev);
 
-/* Unloads the module's library and frees it (module.c). */
-void cls__cuda_module_free(struct cls__bmodule *m);
+/* Module lifetime (module.c), for cls__b_device_sync: before its
+ * device-wide wait it takes the modules of `dev` released so far
+ * (cls__cuda_retired_take); after the wait it hands them back with
+ * idle = 1 if the wait succeeded, and module.c unloads them, or idle = 0,
+ * and module.c keeps them for a later synchronization
+ * (cls__cuda_retired_settle).  Neither call waits on the device. */
+struct cls__bmodule *cls__cuda_retired_take(int dev);
+void cls__cuda_retired_settle(struct cls__bmodule *taken, int idle);
 
 /* Which API a native code comes from. */
 enum cls__cuda_api {
@@ -99,9 +124,9 @@ enum cls__cuda_api {
   CLS__NVRTC = 1   /* nvrtcResult */
 };
 
-/* The one map from native codes to clsError_t.  Unless `what` is NULL or
- * the code maps to clsSuccess or clsErrorNotReady (a state, not a
- * failure), it records "what: native name (description)" as the reason
+/* The one map from native codes to clsError_t (error.c).  Unless `what`
+ * is NULL or the code maps to clsSuccess or clsErrorNotReady (a state,
+ * not a failure), it records "what: native name (description)" as the reason
  * with cls__reason.  Pass what = NULL where no API call is failing (a
  * stream callback's status). */
 clsError_t cls__cuda_error(enum cls__cuda_api api, int code, const char *what);
@@ -112,10 +137,19 @@ static inline clsError_t cls__cuda_rt(cudaError_t e, const char *what) {
   return cls__cuda_error(CLS__CUDART, (int)e, what);
 }
 
+/* 1 when the runtime lists exactly one device (device.c, written once by
+ * cls__b_init, before any object exists).  Every thread's current device
+ * is then device 0, the only one that can be made current, so
+ * cls__cuda_use has nothing to do. */
+extern int cls__cuda_one_device;
+
 /* Makes `dev` the calling thread's current CUDA device. */
 static inline clsError_t cls__cuda_use(int dev) {
-  /* Reading the current device is a thread-local lookup; setting it is
-   * not free, and it is usually already right. */
+  /* With one device this costs nothing: the bench's record_idle paid a
+   * cudaGetDevice (tens of nanoseconds) on every record otherwise.  With
+   * several, reading the current device is cheaper than setting it, and
+   * it is usually already right. */
+  if (CLS__LIKELY(cls__cuda_one_device)) return clsSuccess;
   int cur;
   if (CLS__LIKELY(cudaGetDevice(&cur) == cudaSuccess && cur == dev))
     return clsSuccess;

@@ -1,5 +1,5 @@
-/* CUDA backend: native error codes, device enumeration, properties and
- * opening. */
+/* CUDA backend: device enumeration, properties, opening and device-wide
+ * synchronization. */
 #include "cuda_be.h"
 
 #include <stdio.h>
@@ -8,116 +8,10 @@
 
 static cls__cuda_device *cls__cuda_devices;
 static int cls__cuda_ndevices;
+int cls__cuda_one_device;
 
 cls__cuda_device *cls__cuda_device_get(int dev) {
   return &cls__cuda_devices[dev];
-}
-
-/* ---- Native codes ----------------------------------------------------- */
-
-/* clsError_t copies cudaError_t's numbers; this folds the codes clstream
- * does not distinguish. */
-static clsError_t cls__cuda_map(int code) {
-  switch (code) {
-  case 0:
-    return clsSuccess;
-  case 1:  /* InvalidValue */
-  case 12: /* InvalidPitchValue */
-  case 13: /* InvalidSymbol */
-  case 16: /* InvalidHostPointer */
-    return clsErrorInvalidValue;
-  case 2:
-    return clsErrorMemoryAllocation;
-  case 3:  /* InitializationError */
-  case 4:  /* CudartUnloading / CUDA_ERROR_DEINITIALIZED */
-  case 34: /* StubLibrary */
-  case 35: /* InsufficientDriver */
-  case 36: /* CallRequiresNewerDriver */
-    return clsErrorInitializationError;
-  case 9:
-    return clsErrorInvalidConfiguration;
-  case 17:
-    return clsErrorInvalidDevicePointer;
-  case 21:
-    return clsErrorInvalidMemcpyDirection;
-  case 100:
-    return clsErrorNoDevice;
-  case 101:
-    return clsErrorInvalidDevice;
-  case 46:  /* DevicesUnavailable (compute mode prohibited, busy) */
-  case 216: /* DeviceNotLicensed / CUDA_ERROR_CONTEXT_ALREADY_IN_USE */
-    return clsErrorNotSupported;
-  case 98:  /* InvalidDeviceFunction */
-  case 201: /* DeviceUninitialized / CUDA_ERROR_INVALID_CONTEXT */
-  case 400: /* InvalidResourceHandle */
-  case 709: /* ContextIsDestroyed */
-    return clsErrorInvalidResourceHandle;
-  case 200: /* InvalidKernelImage */
-  case 209: /* NoKernelImageForDevice */
-  case 218: /* InvalidPtx */
-  case 221: /* JitCompilerNotFound */
-  case 222: /* UnsupportedPtxVersion */
-  case 223: /* JitCompilationDisabled */
-  case 302: /* SharedObjectSymbolNotFound */
-  case 303: /* SharedObjectInitFailed */
-    return clsErrorInvalidKernelImage;
-  case 300:
-    return clsErrorInvalidSource;
-  case 401:
-    return clsErrorIllegalState;
-  case 500:
-    return clsErrorSymbolNotFound;
-  case 600:
-    return clsErrorNotReady;
-  case 701:
-    return clsErrorLaunchOutOfResources;
-  case 214: /* ECCUncorrectable */
-  case 700: /* IllegalAddress */
-  case 702: /* LaunchTimeout */
-  case 710: /* Assert */
-  case 714: /* HardwareStackError */
-  case 715: /* IllegalInstruction */
-  case 716: /* MisalignedAddress */
-  case 717: /* InvalidAddressSpace */
-  case 718: /* InvalidPc */
-  case 719: /* LaunchFailure */
-    return clsErrorLaunchFailure;
-  case 800:
-    return clsErrorNotPermitted;
-  case 801:
-    return clsErrorNotSupported;
-  default:
-    return clsErrorUnknown;
-  }
-}
-
-static clsError_t cls__nvrtc_map(nvrtcResult r) {
-  switch (r) {
-  case NVRTC_SUCCESS:
-    return clsSuccess;
-  case NVRTC_ERROR_OUT_OF_MEMORY:
-    return clsErrorMemoryAllocation;
-  case NVRTC_ERROR_COMPILATION:
-    return clsErrorInvalidSource;
-  case NVRTC_ERROR_INVALID_INPUT:
-  case NVRTC_ERROR_INVALID_PROGRAM:
-  case NVRTC_ERROR_INVALID_OPTION:
-    return clsErrorInvalidValue;
-  default:
-    return clsErrorUnknown;
-  }
-}
-
-clsError_t cls__cuda_error(enum cls__cuda_api api, int code, const char *what) {
-  clsError_t e = api == CLS__NVRTC ? cls__nvrtc_map((nvrtcResult)code)
-                                   : cls__cuda_map(code);
-  if (e == clsSuccess || e == clsErrorNotReady || !what) return e;
-  if (api == CLS__NVRTC)
-    return cls__reason(e, "%s: %s", what,
-                       nvrtcGetErrorString((nvrtcResult)code));
-  return cls__reason(e, "%s: %s (%s)", what,
-                     cudaGetErrorName((cudaError_t)code),
-                     cudaGetErrorString((cudaError_t)code));
 }
 
 /* ---- Enumeration ------------------------------------------------------ */
@@ -169,7 +63,7 @@ clsError_t cls__b_init(void) {
   if (r != cudaSuccess) {
     /* No driver, a stub driver or no device: zero devices (the front
      * reports clsErrorNoDevice).  Anything else is a real failure. */
-    clsError_t e = cls__cuda_map((int)r);
+    clsError_t e = cls__cuda_error(CLS__CUDART, (int)r, NULL);
     (void)cudaGetLastError();
     if (r == cudaErrorNoDevice || e == clsErrorInitializationError) {
       cls__cuda_ndevices = 0;
@@ -185,7 +79,6 @@ clsError_t cls__b_init(void) {
     cls__cuda_device *d = &cls__cuda_devices[i];
     d->index = i;
     pthread_mutex_init(&d->open_lock, NULL);
-    pthread_mutex_init(&d->zombie_lock, NULL);
     atomic_init(&d->opened, 0);
     d->prio_once = (pthread_once_t)PTHREAD_ONCE_INIT;
     d->legacy.dev = i;
@@ -198,10 +91,8 @@ clsError_t cls__b_init(void) {
     if (r != cudaSuccess) {
       clsError_t e =
           cls__cuda_error(CLS__CUDART, (int)r, "cudaGetDeviceProperties");
-      for (int j = 0; j <= i; ++j) {
+      for (int j = 0; j <= i; ++j)
         pthread_mutex_destroy(&cls__cuda_devices[j].open_lock);
-        pthread_mutex_destroy(&cls__cuda_devices[j].zombie_lock);
-      }
       free(cls__cuda_devices);
       cls__cuda_devices = NULL;
       return e;
@@ -209,6 +100,7 @@ clsError_t cls__b_init(void) {
     cls__cuda_fill_props(d, &cp);
   }
   cls__cuda_ndevices = n;
+  cls__cuda_one_device = n == 1;
   return clsSuccess;
 }
 
@@ -230,7 +122,7 @@ clsError_t cls__b_device_open(int dev) {
     if (r == cudaSuccess) {
       st = 1;
     } else {
-      d->open_err = cls__cuda_map((int)r);
+      d->open_err = cls__cuda_error(CLS__CUDART, (int)r, NULL);
       if (d->open_err != clsErrorMemoryAllocation)
         d->open_err = clsErrorNotSupported;
       (void)cudaGetLastError();
@@ -289,30 +181,10 @@ void cls__b_priority_range(int dev, int *least, int *greatest) {
 clsError_t cls__b_device_sync(int dev) {
   clsError_t e = cls__cuda_use(dev);
   if (e != clsSuccess) return e;
-  /* Modules released before the wait had their last launch enqueued
-   * before it, so they are safe to unload once it returns. */
-  cls__cuda_device *d = &cls__cuda_devices[dev];
-  pthread_mutex_lock(&d->zombie_lock);
-  struct cls__bmodule *z = d->zombies;
-  d->zombies = NULL;
-  pthread_mutex_unlock(&d->zombie_lock);
+  /* Modules released before the wait may be unloaded once it succeeds
+   * (module.c owns them; see cls__cuda_retired_take). */
+  cls__bmodule *retired = cls__cuda_retired_take(dev);
   e = cls__cuda_rt(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
-  if (e != clsSuccess) {
-    /* Keep them for the next synchronization. */
-    if (z) {
-      struct cls__bmodule *last = z;
-      while (last->next_zombie) last = last->next_zombie;
-      pthread_mutex_lock(&d->zombie_lock);
-      last->next_zombie = d->zombies;
-      d->zombies = z;
-      pthread_mutex_unlock(&d->zombie_lock);
-    }
-    return e;
-  }
-  while (z) {
-    struct cls__bmodule *next = z->next_zombie;
-    cls__cuda_module_free(z);
-    z = next;
-  }
-  return clsSuccess;
+  cls__cuda_retired_settle(retired, e == clsSuccess);
+  return e;
 }

@@ -59,40 +59,45 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
 
 /* ---- Host jobs -------------------------------------------------------- */
 
-typedef struct cls__cuda_job {
-  cls__job_fn run;
-  void *job;
-} cls__cuda_job;
+/* The front's job is handed to the runtime as it is (it begins with a
+ * cls__job, backend.h), so a host job allocates nothing here.  Each kind
+ * goes to its own runtime call: a host function to cudaLaunchHostFunc, a
+ * stream callback to cudaStreamAddCallback, the one whose callback still
+ * runs, exactly once, after a device error. */
 
-/* Runs on the runtime's callback thread once the stream's earlier work is
- * done; the stream's later work waits until it returns.  `status` is
- * cudaSuccess, or the device error that the context has hit. */
-static void CUDART_CB cls__cuda_job_trampoline(cudaStream_t stream,
-                                               cudaError_t status, void *p) {
+/* A host function, on the runtime's callback thread once the stream's
+ * earlier work is done; the stream's later work waits until it returns.
+ * The runtime calls it only while the context is healthy ("the function
+ * will not be called in the event of an error in the CUDA context"), so
+ * the earlier work succeeded: the status is clsSuccess.  (Asking the
+ * runtime here would be a CUDA call, which a host function must not
+ * make.)  After a device error the call is skipped, which the job allows
+ * (skippable). */
+static void CUDART_CB cls__cuda_host_fn(void *p) {
+  cls__job *j = p;
+  j->run(j, clsSuccess);
+}
+
+/* A stream callback, likewise, but also called after a device error:
+ * `status` is then the error, which the runtime keeps (CUDA's errors are
+ * sticky) and hands to every later callback. */
+static void CUDART_CB cls__cuda_callback(cudaStream_t stream,
+                                         cudaError_t status, void *p) {
   (void)stream;
-  cls__cuda_job *j = p;
-  cls__job_fn run = j->run;
-  void *job = j->job;
-  free(j);
-  run(job, cls__cuda_error(CLS__CUDART, (int)status, NULL));
+  cls__job *j = p;
+  j->run(j, cls__cuda_error(CLS__CUDART, (int)status, NULL));
 }
 
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job) {
-  cls__cuda_job *j = malloc(sizeof *j);
-  if (!j) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  j->run = run;
-  j->job = job;
+  (void)run; /* the job's own run */
+  cls__job *j = job;
   clsError_t e = cls__cuda_use(s->dev);
-  /* cudaStreamAddCallback rather than cudaLaunchHostFunc: its callback
-   * runs exactly once even after a device error (passing the error),
-   * which is what cls__job_fn promises; cudaLaunchHostFunc's function is
-   * skipped once the context has failed. */
-  if (e == clsSuccess)
-    e = cls__cuda_rt(
-        cudaStreamAddCallback(s->s, cls__cuda_job_trampoline, j, 0),
-        "cudaStreamAddCallback");
-  if (e != clsSuccess) free(j);
-  return e;
+  if (e != clsSuccess) return e;
+  if (j->skippable)
+    return cls__cuda_rt(cudaLaunchHostFunc(s->s, cls__cuda_host_fn, j),
+                        "cudaLaunchHostFunc");
+  return cls__cuda_rt(cudaStreamAddCallback(s->s, cls__cuda_callback, j, 0),
+                      "cudaStreamAddCallback");
 }
 
 _Static_assert(clsStreamNonBlocking == cudaStreamNonBlocking,
