@@ -73,6 +73,82 @@ static void name_selector(const names *all, int count, int d, char *out,
     snprintf(out, size, "%s", all[d].name);
 }
 
+/* ---- Kernels: what the device's compiler and launches do ----------------- */
+
+/* The first non-empty line of the thread's last build log, in `out`. */
+static void first_log_line(char *out, size_t size) {
+  const char *log = clsGetLastBuildLog();
+  out[0] = '\0';
+  while (*log) {
+    size_t len = strcspn(log, "\n");
+    if (len) {
+      snprintf(out, size, "%.*s", (int)(len < size ? len : size - 1), log);
+      return;
+    }
+    log += 1;
+  }
+}
+
+/* On the current device: a module holding an empty kernel builds (NVIDIA's
+ * driver needs clstream's fallback for it), a trivial kernel runs with the
+ * device's largest block (drivers hint lower limits than they run), and
+ * what the compiler's log of an error looks like (each driver's differs). */
+static void probe_kernels(const clsDeviceProp *p) {
+  static const char src[] =
+      "CLS_KERNEL void info_empty(void) {}\n"
+      "CLS_KERNEL void info_fill(CLS_GLOBAL int *t, int v, unsigned n) {\n"
+      "  unsigned i = cls_global_id(0);\n"
+      "  if (i < n) t[i] = v;\n"
+      "}\n";
+  char line[160];
+  clsModule_t m;
+  clsError_t r = clsModuleLoadData(&m, src, NULL);
+  if (r != clsSuccess) {
+    first_log_line(line, sizeof line);
+    printf("  %-22s a module with an empty kernel fails to build: %s: %s\n",
+           "kernels:", clsGetErrorName(r), line);
+    return;
+  }
+  clsFunction_t empty, fill;
+  unsigned n = (unsigned)p->maxThreadsPerBlock;
+  if (n > (unsigned)p->maxThreadsDim[0]) n = (unsigned)p->maxThreadsDim[0];
+  int *d = NULL, v = 7, bad = -1;
+  clsDim3 one = {1, 1, 1}, block = {n, 1, 1};
+  r = clsModuleGetFunction(&empty, m, "info_empty");
+  if (r == clsSuccess) r = clsModuleGetFunction(&fill, m, "info_fill");
+  if (r == clsSuccess) r = clsLaunchKernel(empty, one, one, NULL, 0, NULL);
+  if (r == clsSuccess) r = clsMalloc((void **)&d, n * sizeof(int));
+  void *args[] = {&d, &v, &n};
+  if (r == clsSuccess) r = clsLaunchKernel(fill, one, block, args, 0, NULL);
+  int *h = r == clsSuccess ? calloc(n, sizeof *h) : NULL;
+  if (h && (r = clsMemcpy(h, d, n * sizeof(int), clsMemcpyDeviceToHost)) ==
+               clsSuccess)
+    for (unsigned i = 0; i < n && bad < 0; ++i)
+      if (h[i] != v) bad = (int)i;
+  if (r == clsSuccess && bad < 0)
+    printf("  %-22s an empty kernel builds and runs; a trivial kernel runs "
+           "with a block of %u threads\n",
+           "kernels:", n);
+  else if (r == clsSuccess)
+    printf("  %-22s a block of %u threads ran, but item %d wrote %d\n",
+           "kernels:", n, bad, h ? h[bad] : 0);
+  else
+    printf("  %-22s a kernel launch (block of up to %u threads) failed: %s\n",
+           "kernels:", n, clsGetErrorName(r));
+  free(h);
+  clsFree(d);
+  clsModuleUnload(m);
+  /* What the compiler says about an error, in its own words. */
+  clsModule_t broken;
+  if (clsModuleLoadData(&broken,
+                        "CLS_KERNEL void info_broken(void) { undeclared_x = 1; }",
+                        NULL) == clsErrorInvalidSource) {
+    first_log_line(line, sizeof line);
+    printf("  %-22s %s\n", "build log (an error):", line);
+  }
+  (void)clsGetLastError();
+}
+
 /* ---- Printing ------------------------------------------------------------ */
 
 static const char *yes_no(int v) { return v ? "yes" : "no"; }
@@ -181,7 +257,8 @@ int main(int argc, char **argv) {
       printf("  %-22s %s\n", "stream priorities:", yes_no(p->streamPriorities));
     printf("  %-22s %g ns\n", "timer resolution:", p->timerResolutionNs);
     printf("  %-22s %s\n", "timing fallback:",
-           p->timingFallback ? "yes (timed events use a fill command)" : "no");
+           p->timingFallback ? "yes (timed records use a 4-byte copy)" : "no");
+    if (sel == clsSuccess) probe_kernels(p);
     if (sel == clsSuccess)
       printf("  %-22s yes\n", "selectable:");
     else
