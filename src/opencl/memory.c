@@ -119,6 +119,7 @@ static void cls__staging_run(cls__ocl_job *j) {
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                          size_t n, clsMemcpyKind kind, int mode) {
   (void)kind; /* SVM copies take any mix of SVM and host pointers */
+  mode &= CLS__COPY_HOW; /* OpenCL has no synchronous call of its own */
   cls__staging *staging = NULL;
   if (mode == CLS__COPY_STAGE) {
     staging = n <= SIZE_MAX - sizeof *staging ? malloc(sizeof *staging + n)
@@ -148,7 +149,7 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
 }
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
-                         int blocking) {
+                         int mode) {
   unsigned char v = (unsigned char)value;
   cls__ocl_batch b;
   cl_event ev = NULL;
@@ -158,5 +159,7 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   b.work = 1;
   cl_int err =
       clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list, &ev);
-  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");
+  return cls__finish_cmd(s, &b, err, ev,
+                         (mode & CLS__COPY_HOW) == CLS__COPY_BLOCKING,
+                         "clEnqueueSVMMemFill");
 }
