@@ -49,27 +49,72 @@ extern "C" {
 #define CLSTREAM_VERSION_MINOR 1
 #define CLSTREAM_VERSION_PATCH 0
 
-/* Error codes.  Numeric values equal cudaError_t's for the same names. */
+/* Error codes.  Numeric values equal cudaError_t's for the same names.
+ * The OpenCL build returns only some of them; the others are here so that
+ * code testing for them compiles, and the CUDA build passes them on. */
 typedef enum clsError {
   clsSuccess = 0,
   clsErrorInvalidValue = 1,
   clsErrorMemoryAllocation = 2,
   clsErrorInitializationError = 3,
+  clsErrorCudartUnloading = 4,
   clsErrorInvalidConfiguration = 9,
+  clsErrorInvalidPitchValue = 12,
+  clsErrorInvalidSymbol = 13,
+  clsErrorInvalidHostPointer = 16,
   clsErrorInvalidDevicePointer = 17,
   clsErrorInvalidMemcpyDirection = 21,
+  clsErrorStubLibrary = 34,
+  clsErrorInsufficientDriver = 35,
+  clsErrorCallRequiresNewerDriver = 36,
+  clsErrorDevicesUnavailable = 46,
+  clsErrorMissingConfiguration = 52,
+  clsErrorInvalidDeviceFunction = 98,
   clsErrorNoDevice = 100,
   clsErrorInvalidDevice = 101,
   clsErrorInvalidKernelImage = 200,
+  clsErrorDeviceUninitialized = 201,
+  clsErrorNoKernelImageForDevice = 209,
+  clsErrorECCUncorrectable = 214,
+  clsErrorUnsupportedLimit = 215,
+  clsErrorDeviceAlreadyInUse = 216,
+  clsErrorPeerAccessUnsupported = 217,
+  clsErrorInvalidPtx = 218,
+  clsErrorJitCompilerNotFound = 221,
+  clsErrorUnsupportedPtxVersion = 222,
+  clsErrorJitCompilationDisabled = 223,
   clsErrorInvalidSource = 300,
+  clsErrorSharedObjectSymbolNotFound = 302,
+  clsErrorSharedObjectInitFailed = 303,
   clsErrorInvalidResourceHandle = 400,
   clsErrorIllegalState = 401,
   clsErrorSymbolNotFound = 500,
   clsErrorNotReady = 600,
+  clsErrorIllegalAddress = 700,
   clsErrorLaunchOutOfResources = 701,
+  clsErrorLaunchTimeout = 702,
+  clsErrorPeerAccessAlreadyEnabled = 704,
+  clsErrorPeerAccessNotEnabled = 705,
+  clsErrorContextIsDestroyed = 709,
+  clsErrorAssert = 710,
+  clsErrorHostMemoryAlreadyRegistered = 712,
+  clsErrorHostMemoryNotRegistered = 713,
+  clsErrorHardwareStackError = 714,
+  clsErrorIllegalInstruction = 715,
+  clsErrorMisalignedAddress = 716,
+  clsErrorInvalidAddressSpace = 717,
+  clsErrorInvalidPc = 718,
   clsErrorLaunchFailure = 719,
+  clsErrorCooperativeLaunchTooLarge = 720,
   clsErrorNotPermitted = 800,
   clsErrorNotSupported = 801,
+  clsErrorSystemNotReady = 802,
+  clsErrorSystemDriverMismatch = 803,
+  clsErrorStreamCaptureUnsupported = 900,
+  clsErrorStreamCaptureInvalidated = 901,
+  clsErrorStreamCaptureImplicit = 906,
+  clsErrorCapturedEvent = 907,
+  clsErrorTimeout = 909,
   clsErrorUnknown = 999
 } clsError_t;
 
@@ -157,6 +202,11 @@ CLS_API clsError_t clsPeekAtLastError(void);
 /* The enum's name ("clsErrorNotReady"), or "unrecognized error code".
  * The string is static; the caller must not free it.  Never blocks. */
 CLS_API const char *clsGetErrorName(clsError_t error);
+/* The CUDA runtime's name for the code ("cudaErrorNotReady"), as
+ * cudaGetErrorName gives it, or "unrecognized error code"; clstream_cuda.h
+ * maps cudaGetErrorName here.  The string is static; the caller must not
+ * free it.  Never blocks. */
+CLS_API const char *clsGetErrorNameCuda(clsError_t error);
 /* A description ("device not ready"), or "unrecognized error code".
  * The string is static; the caller must not free it.  Never blocks. */
 CLS_API const char *clsGetErrorString(clsError_t error);

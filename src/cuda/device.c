@@ -15,77 +15,17 @@ cls__cuda_device *cls__cuda_device_get(int dev) {
 
 /* ---- Native codes ----------------------------------------------------- */
 
-/* clsError_t copies cudaError_t's numbers; this folds the codes clstream
- * does not distinguish. */
+/* clsError_t copies cudaError_t's numbers (and CUresult's agree for the
+ * codes that reach here), so a code it lists passes on unchanged, as CUDA
+ * returns it; the few others fold into the nearest listed code. */
 static clsError_t cls__cuda_map(int code) {
+  if (cls__error_listed(code)) return (clsError_t)code;
   switch (code) {
-  case 0:
-    return clsSuccess;
-  case 1:  /* InvalidValue */
-  case 12: /* InvalidPitchValue */
-  case 13: /* InvalidSymbol */
-  case 16: /* InvalidHostPointer */
-    return clsErrorInvalidValue;
-  case 2:
-    return clsErrorMemoryAllocation;
-  case 3:  /* InitializationError */
-  case 4:  /* CudartUnloading / CUDA_ERROR_DEINITIALIZED */
-  case 34: /* StubLibrary */
-  case 35: /* InsufficientDriver */
-  case 36: /* CallRequiresNewerDriver */
-    return clsErrorInitializationError;
-  case 9:
-    return clsErrorInvalidConfiguration;
-  case 17:
-    return clsErrorInvalidDevicePointer;
-  case 21:
-    return clsErrorInvalidMemcpyDirection;
-  case 100:
-    return clsErrorNoDevice;
-  case 101:
-    return clsErrorInvalidDevice;
-  case 46:  /* DevicesUnavailable (compute mode prohibited, busy) */
-  case 216: /* DeviceNotLicensed / CUDA_ERROR_CONTEXT_ALREADY_IN_USE */
-    return clsErrorNotSupported;
-  case 98:  /* InvalidDeviceFunction */
-  case 201: /* DeviceUninitialized / CUDA_ERROR_INVALID_CONTEXT */
-  case 400: /* InvalidResourceHandle */
-  case 709: /* ContextIsDestroyed */
-    return clsErrorInvalidResourceHandle;
-  case 200: /* InvalidKernelImage */
-  case 209: /* NoKernelImageForDevice */
-  case 218: /* InvalidPtx */
-  case 221: /* JitCompilerNotFound */
-  case 222: /* UnsupportedPtxVersion */
-  case 223: /* JitCompilationDisabled */
-  case 302: /* SharedObjectSymbolNotFound */
-  case 303: /* SharedObjectInitFailed */
-    return clsErrorInvalidKernelImage;
-  case 300:
-    return clsErrorInvalidSource;
-  case 401:
-    return clsErrorIllegalState;
-  case 500:
-    return clsErrorSymbolNotFound;
-  case 600:
-    return clsErrorNotReady;
-  case 701:
-    return clsErrorLaunchOutOfResources;
-  case 214: /* ECCUncorrectable */
-  case 700: /* IllegalAddress */
-  case 702: /* LaunchTimeout */
-  case 710: /* Assert */
-  case 714: /* HardwareStackError */
-  case 715: /* IllegalInstruction */
-  case 716: /* MisalignedAddress */
-  case 717: /* InvalidAddressSpace */
-  case 718: /* InvalidPc */
-  case 719: /* LaunchFailure */
+  case 53: /* PriorLaunchFailure */
     return clsErrorLaunchFailure;
-  case 800:
-    return clsErrorNotPermitted;
-  case 801:
-    return clsErrorNotSupported;
+  case 220: /* NvlinkUncorrectable */
+  case 226: /* Contained */
+    return clsErrorECCUncorrectable;
   default:
     return clsErrorUnknown;
   }
@@ -171,7 +111,10 @@ clsError_t cls__b_init(void) {
      * reports clsErrorNoDevice).  Anything else is a real failure. */
     clsError_t e = cls__cuda_map((int)r);
     (void)cudaGetLastError();
-    if (r == cudaErrorNoDevice || e == clsErrorInitializationError) {
+    if (e == clsErrorNoDevice || e == clsErrorInitializationError ||
+        e == clsErrorCudartUnloading || e == clsErrorStubLibrary ||
+        e == clsErrorInsufficientDriver ||
+        e == clsErrorCallRequiresNewerDriver) {
       cls__cuda_ndevices = 0;
       return clsSuccess;
     }
