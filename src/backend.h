@@ -112,12 +112,15 @@ clsError_t cls__b_malloc(int dev, size_t size, void **out);
  * cudaFreeHost wait themselves.  The front calls it before cls__b_free and
  * cls__b_free_host and keeps the memory (leaked) if it fails. */
 clsError_t cls__b_free_wait(int dev);
-/* Frees device memory from cls__b_malloc, after cls__b_free_wait. */
-void cls__b_free(int dev, void *p);
+/* Frees device memory from cls__b_malloc, after cls__b_free_wait; returns
+ * what the runtime's free returned (CUDA: cudaFree's code, which reports
+ * earlier device errors too). */
+clsError_t cls__b_free(int dev, void *p);
 /* Allocates `size` (> 0) bytes of host memory suitable for async copies
  * on opened `dev`. */
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out);
-void cls__b_free_host(int dev, void *p);
+/* Frees memory from cls__b_malloc_host, as cls__b_free does. */
+clsError_t cls__b_free_host(int dev, void *p);
 /* How cls__b_memcpy and cls__b_memset return: one of the first three
  * (the front picks it from CUDA's rules for the call and the memory),
  * ORed with CLS__COPY_SYNC_CALL for clsMemcpy and clsMemset. */

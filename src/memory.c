@@ -108,9 +108,9 @@ static clsError_t cls__alloc_common(void **out, size_t size, int kind) {
   e = cls__table_add(p, size, kind, dev);
   if (e != clsSuccess) {
     if (kind == CLS__MEM_DEVICE)
-      cls__b_free(dev, p);
+      (void)cls__b_free(dev, p);
     else
-      cls__b_free_host(dev, p);
+      (void)cls__b_free_host(dev, p);
     return e;
   }
   *out = p;
@@ -135,11 +135,8 @@ static clsError_t cls__free_common(void *p, int kind) {
      * than free it under running work. */
     return e;
   }
-  if (kind == CLS__MEM_DEVICE)
-    cls__b_free(dev, p);
-  else
-    cls__b_free_host(dev, p);
-  return clsSuccess;
+  return kind == CLS__MEM_DEVICE ? cls__b_free(dev, p)
+                                 : cls__b_free_host(dev, p);
 }
 
 clsError_t clsMalloc(void **devPtr, size_t size) {

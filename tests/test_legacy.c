@@ -458,6 +458,7 @@ END_TEST
  * streams' work that it would wait for (as HIP's own stream tests check).
  * A busy non-blocking stream does not count. */
 START_TEST(legacy_query_includes_blocking_streams) {
+  /* One gate at a time: CUDA runs all host functions on one thread. */
   clsStream_t s, nb;
   CK_OK(clsStreamCreate(&s));
   CK_OK(clsStreamCreateWithFlags(&nb, clsStreamNonBlocking));
@@ -466,6 +467,8 @@ START_TEST(legacy_query_includes_blocking_streams) {
   gate_hold(gn, nb);
   CK_OK(clsStreamQuery(NULL)); /* a non-blocking stream is exempt */
   CK_OK(clsStreamQuery(clsStreamLegacy));
+  gate_release(gn);
+  CK_OK(clsStreamSynchronize(nb));
   gate *g = gate_new();
   gate_hold(g, s);
   CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
@@ -479,10 +482,12 @@ START_TEST(legacy_query_includes_blocking_streams) {
   /* A pending clsStreamWaitEvent of a blocking stream is its work too. */
   clsEvent_t e;
   CK_OK(clsEventCreateWithFlags(&e, clsEventDisableTiming));
-  CK_OK(clsEventRecord(e, nb)); /* held by gn */
+  gate *gw = gate_new();
+  gate_hold(gw, nb);
+  CK_OK(clsEventRecord(e, nb)); /* held by gw */
   CK_OK(clsStreamWaitEvent(s, e, 0));
   CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
-  gate_release(gn);
+  gate_release(gw);
   CK_OK(poll_stream(NULL, 20000));
   CK_OK(clsStreamQuery(s));
   CK_OK(clsEventDestroy(e));

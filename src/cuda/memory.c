@@ -13,8 +13,10 @@ clsError_t cls__b_free_wait(int dev) {
   return clsSuccess;
 }
 
-void cls__b_free(int dev, void *p) {
-  if (cls__cuda_use(dev) == clsSuccess) (void)cudaFree(p);
+clsError_t cls__b_free(int dev, void *p) {
+  clsError_t e = cls__cuda_use(dev);
+  if (e != clsSuccess) return e;
+  return cls__cuda_rt(cudaFree(p), "cudaFree");
 }
 
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
@@ -24,8 +26,10 @@ clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
   return cls__cuda_rt(cudaMallocHost(out, size), "cudaMallocHost");
 }
 
-void cls__b_free_host(int dev, void *p) {
-  if (cls__cuda_use(dev) == clsSuccess) (void)cudaFreeHost(p);
+clsError_t cls__b_free_host(int dev, void *p) {
+  clsError_t e = cls__cuda_use(dev);
+  if (e != clsSuccess) return e;
+  return cls__cuda_rt(cudaFreeHost(p), "cudaFreeHost");
 }
 
 /* clsMemcpyKind's values equal cudaMemcpyKind's. */

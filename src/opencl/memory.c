@@ -19,8 +19,9 @@ clsError_t cls__b_malloc(int dev, size_t size, void **out) {
   return clsSuccess;
 }
 
-void cls__b_free(int dev, void *p) {
+clsError_t cls__b_free(int dev, void *p) {
   clSVMFree(cls__ocl_device_get(dev)->ctx, p);
+  return clsSuccess;
 }
 
 /* Host memory for async copies: page-locked where the driver can give it,
@@ -66,7 +67,7 @@ clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
   return clsSuccess;
 }
 
-void cls__b_free_host(int dev, void *p) {
+clsError_t cls__b_free_host(int dev, void *p) {
   (void)dev;
   pthread_mutex_lock(&cls__pinned_lock);
   cls__pinned **at = &cls__pinned_list;
@@ -74,7 +75,7 @@ void cls__b_free_host(int dev, void *p) {
   cls__pinned *pn = *at;
   if (pn) *at = pn->next;
   pthread_mutex_unlock(&cls__pinned_lock);
-  if (!pn) return;
+  if (!pn) return clsSuccess;
   /* The buffer goes once the unmap is done (OpenCL defers a released
    * object's deletion until the commands that use it finish).  A buffer
    * released while still mapped keeps its host memory (PoCL), so a failed
@@ -90,6 +91,7 @@ void cls__b_free_host(int dev, void *p) {
   }
   clReleaseMemObject(pn->buf);
   free(pn);
+  return clsSuccess;
 }
 
 /* Finishes an enqueue begun with cls__ocl_begin and, if `blocking`,
