@@ -13,7 +13,9 @@
  *
  * Every name maps to the clstream name with `cls` for `cuda`, with the same
  * values (error codes are numerically equal to CUDA's) and the same
- * behaviour.  The names are macros and typedefs, plus one static inline
+ * behaviour; cudaGetErrorName maps to clsGetErrorNameCuda, which gives
+ * CUDA's names ("cudaErrorNotReady") where clsGetErrorName gives
+ * clstream's.  The names are macros and typedefs, plus one static inline
  * wrapper (cudaLaunchKernel, for its `const void *` parameter): no extra
  * symbol, nothing to link.  Type names that CUDA declares as struct
  * or enum tags (`struct cudaDeviceProp`, `enum cudaMemcpyKind`,
