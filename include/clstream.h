@@ -49,27 +49,72 @@ extern "C" {
 #define CLSTREAM_VERSION_MINOR 1
 #define CLSTREAM_VERSION_PATCH 0
 
-/* Error codes.  Numeric values equal cudaError_t's for the same names. */
+/* Error codes.  Numeric values equal cudaError_t's for the same names.
+ * The OpenCL build returns only some of them; the others are here so that
+ * code testing for them compiles, and the CUDA build passes them on. */
 typedef enum clsError {
   clsSuccess = 0,
   clsErrorInvalidValue = 1,
   clsErrorMemoryAllocation = 2,
   clsErrorInitializationError = 3,
+  clsErrorCudartUnloading = 4,
   clsErrorInvalidConfiguration = 9,
+  clsErrorInvalidPitchValue = 12,
+  clsErrorInvalidSymbol = 13,
+  clsErrorInvalidHostPointer = 16,
   clsErrorInvalidDevicePointer = 17,
   clsErrorInvalidMemcpyDirection = 21,
+  clsErrorStubLibrary = 34,
+  clsErrorInsufficientDriver = 35,
+  clsErrorCallRequiresNewerDriver = 36,
+  clsErrorDevicesUnavailable = 46,
+  clsErrorMissingConfiguration = 52,
+  clsErrorInvalidDeviceFunction = 98,
   clsErrorNoDevice = 100,
   clsErrorInvalidDevice = 101,
   clsErrorInvalidKernelImage = 200,
+  clsErrorDeviceUninitialized = 201,
+  clsErrorNoKernelImageForDevice = 209,
+  clsErrorECCUncorrectable = 214,
+  clsErrorUnsupportedLimit = 215,
+  clsErrorDeviceAlreadyInUse = 216,
+  clsErrorPeerAccessUnsupported = 217,
+  clsErrorInvalidPtx = 218,
+  clsErrorJitCompilerNotFound = 221,
+  clsErrorUnsupportedPtxVersion = 222,
+  clsErrorJitCompilationDisabled = 223,
   clsErrorInvalidSource = 300,
+  clsErrorSharedObjectSymbolNotFound = 302,
+  clsErrorSharedObjectInitFailed = 303,
   clsErrorInvalidResourceHandle = 400,
   clsErrorIllegalState = 401,
   clsErrorSymbolNotFound = 500,
   clsErrorNotReady = 600,
+  clsErrorIllegalAddress = 700,
   clsErrorLaunchOutOfResources = 701,
+  clsErrorLaunchTimeout = 702,
+  clsErrorPeerAccessAlreadyEnabled = 704,
+  clsErrorPeerAccessNotEnabled = 705,
+  clsErrorContextIsDestroyed = 709,
+  clsErrorAssert = 710,
+  clsErrorHostMemoryAlreadyRegistered = 712,
+  clsErrorHostMemoryNotRegistered = 713,
+  clsErrorHardwareStackError = 714,
+  clsErrorIllegalInstruction = 715,
+  clsErrorMisalignedAddress = 716,
+  clsErrorInvalidAddressSpace = 717,
+  clsErrorInvalidPc = 718,
   clsErrorLaunchFailure = 719,
+  clsErrorCooperativeLaunchTooLarge = 720,
   clsErrorNotPermitted = 800,
   clsErrorNotSupported = 801,
+  clsErrorSystemNotReady = 802,
+  clsErrorSystemDriverMismatch = 803,
+  clsErrorStreamCaptureUnsupported = 900,
+  clsErrorStreamCaptureInvalidated = 901,
+  clsErrorStreamCaptureImplicit = 906,
+  clsErrorCapturedEvent = 907,
+  clsErrorTimeout = 909,
   clsErrorUnknown = 999
 } clsError_t;
 
@@ -157,6 +202,11 @@ CLS_API clsError_t clsPeekAtLastError(void);
 /* The enum's name ("clsErrorNotReady"), or "unrecognized error code".
  * The string is static; the caller must not free it.  Never blocks. */
 CLS_API const char *clsGetErrorName(clsError_t error);
+/* The CUDA runtime's name for the code ("cudaErrorNotReady"), as
+ * cudaGetErrorName gives it, or "unrecognized error code"; clstream_cuda.h
+ * maps cudaGetErrorName here.  The string is static; the caller must not
+ * free it.  Never blocks. */
+CLS_API const char *clsGetErrorNameCuda(clsError_t error);
 /* A description ("device not ready"), or "unrecognized error code".
  * The string is static; the caller must not free it.  Never blocks. */
 CLS_API const char *clsGetErrorString(clsError_t error);
@@ -211,10 +261,14 @@ CLS_API clsError_t clsStreamCreateWithPriority(clsStream_t *s, unsigned flags,
  * host functions included, still runs.  The default streams cannot be
  * destroyed (clsErrorInvalidResourceHandle). */
 CLS_API clsError_t clsStreamDestroy(clsStream_t s);
-/* Blocks until all work in the stream is done. */
+/* Blocks until all work in the stream is done.  For the legacy stream
+ * (NULL, clsStreamLegacy) that includes the work of the blocking streams
+ * that legacy work issued now would wait for, as in CUDA; the per-thread
+ * stream waits for its own work only. */
 CLS_API clsError_t clsStreamSynchronize(clsStream_t s);
 /* clsSuccess if all work in the stream is done, else clsErrorNotReady.
- * Never blocks. */
+ * For the legacy stream that includes the blocking streams' work it would
+ * wait for (NotReady while one is busy).  Never blocks. */
 CLS_API clsError_t clsStreamQuery(clsStream_t s);
 /* Makes all later work in `s` wait for the work `e` captured at its most
  * recent record, as of this call.  flags must be 0.  Never blocks. */
@@ -268,8 +322,8 @@ CLS_API clsError_t clsEventElapsedTime(float *ms, clsEvent_t start,
  * with clsFree.  Does not wait for device work; blocks only the first time
  * a device is used. */
 CLS_API clsError_t clsMalloc(void **devPtr, size_t size);
-/* Frees device memory after the device's pending work is done (blocks).
- * NULL is a no-op. */
+/* Frees device memory after the pending work of every stream of its
+ * device is done (blocks, as cudaFree does).  NULL is a no-op. */
 CLS_API clsError_t clsFree(void *devPtr);
 /* Allocates page-locked host memory that async copies may use without
  * blocking: on OpenCL a buffer the driver allocates in host memory
@@ -283,17 +337,24 @@ CLS_API clsError_t clsMallocHost(void **ptr, size_t size);
  * buffer) after the pending work of the device it was allocated on is done
  * (blocks).  NULL is a no-op. */
 CLS_API clsError_t clsFreeHost(void *ptr);
-/* Copies `count` bytes on the legacy default stream and blocks until the
- * copy is done. */
+/* Copies `count` bytes on the legacy default stream, so after earlier
+ * work in the blocking streams.  A copy that touches host memory blocks
+ * until it is done; a copy between two device allocations returns at once
+ * (as cudaMemcpy does), and later legacy and blocking-stream work waits
+ * for it. */
 CLS_API clsError_t clsMemcpy(void *dst, const void *src, size_t count,
                              clsMemcpyKind kind);
 /* Enqueues a copy on `s`.  With pinned (clsMallocHost) or device memory
- * it returns at once; with pageable host memory it returns once the host
- * buffer may be reused. */
+ * it returns at once; from pageable host memory it returns at once too,
+ * the source having been copied aside (it may be reused on return); into
+ * pageable host memory it returns once the copy is done (so it waits for
+ * the stream's earlier work). */
 CLS_API clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
                                   clsMemcpyKind kind, clsStream_t s);
 /* Sets `count` bytes to (unsigned char)value on the legacy default
- * stream and blocks until done. */
+ * stream, so after earlier work in the blocking streams.  Returns at once
+ * for device memory (as cudaMemset does; later legacy and blocking-stream
+ * work waits for it), and blocks until done for pinned host memory. */
 CLS_API clsError_t clsMemset(void *devPtr, int value, size_t count);
 /* Enqueues a memset on `s`.  Never blocks. */
 CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
@@ -322,7 +383,9 @@ CLS_API clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
                                         const char *name);
 /* Enqueues f on `s` with grid x block work-items; args[i] points to the
  * value of parameter i (device pointers passed by value).  sharedMem must
- * be 0.  Never blocks. */
+ * be 0.  A zero dimension, a block or grid above the device's limits, or
+ * sharedMem above sharedMemPerBlock returns clsErrorInvalidValue (as CUDA
+ * 13 does), which, as any argument error, is not sticky.  Never blocks. */
 CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid,
                                    clsDim3 block, void **args,
                                    size_t sharedMem, clsStream_t s);

@@ -13,7 +13,9 @@
  *
  * Every name maps to the clstream name with `cls` for `cuda`, with the same
  * values (error codes are numerically equal to CUDA's) and the same
- * behaviour.  The names are macros and typedefs, plus one static inline
+ * behaviour; cudaGetErrorName maps to clsGetErrorNameCuda, which gives
+ * CUDA's names ("cudaErrorNotReady") where clsGetErrorName gives
+ * clstream's.  The names are macros and typedefs, plus one static inline
  * wrapper (cudaLaunchKernel, for its `const void *` parameter): no extra
  * symbol, nothing to link.  Type names that CUDA declares as struct
  * or enum tags (`struct cudaDeviceProp`, `enum cudaMemcpyKind`,
@@ -83,21 +85,64 @@ struct dim3 : clsDim3 {
 #define cudaErrorInvalidValue clsErrorInvalidValue
 #define cudaErrorMemoryAllocation clsErrorMemoryAllocation
 #define cudaErrorInitializationError clsErrorInitializationError
+#define cudaErrorCudartUnloading clsErrorCudartUnloading
 #define cudaErrorInvalidConfiguration clsErrorInvalidConfiguration
+#define cudaErrorInvalidPitchValue clsErrorInvalidPitchValue
+#define cudaErrorInvalidSymbol clsErrorInvalidSymbol
+#define cudaErrorInvalidHostPointer clsErrorInvalidHostPointer
 #define cudaErrorInvalidDevicePointer clsErrorInvalidDevicePointer
 #define cudaErrorInvalidMemcpyDirection clsErrorInvalidMemcpyDirection
+#define cudaErrorStubLibrary clsErrorStubLibrary
+#define cudaErrorInsufficientDriver clsErrorInsufficientDriver
+#define cudaErrorCallRequiresNewerDriver clsErrorCallRequiresNewerDriver
+#define cudaErrorDevicesUnavailable clsErrorDevicesUnavailable
+#define cudaErrorMissingConfiguration clsErrorMissingConfiguration
+#define cudaErrorInvalidDeviceFunction clsErrorInvalidDeviceFunction
 #define cudaErrorNoDevice clsErrorNoDevice
 #define cudaErrorInvalidDevice clsErrorInvalidDevice
 #define cudaErrorInvalidKernelImage clsErrorInvalidKernelImage
+#define cudaErrorDeviceUninitialized clsErrorDeviceUninitialized
+#define cudaErrorNoKernelImageForDevice clsErrorNoKernelImageForDevice
+#define cudaErrorECCUncorrectable clsErrorECCUncorrectable
+#define cudaErrorUnsupportedLimit clsErrorUnsupportedLimit
+#define cudaErrorDeviceAlreadyInUse clsErrorDeviceAlreadyInUse
+#define cudaErrorPeerAccessUnsupported clsErrorPeerAccessUnsupported
+#define cudaErrorInvalidPtx clsErrorInvalidPtx
+#define cudaErrorJitCompilerNotFound clsErrorJitCompilerNotFound
+#define cudaErrorUnsupportedPtxVersion clsErrorUnsupportedPtxVersion
+#define cudaErrorJitCompilationDisabled clsErrorJitCompilationDisabled
 #define cudaErrorInvalidSource clsErrorInvalidSource
+#define cudaErrorSharedObjectSymbolNotFound clsErrorSharedObjectSymbolNotFound
+#define cudaErrorSharedObjectInitFailed clsErrorSharedObjectInitFailed
 #define cudaErrorInvalidResourceHandle clsErrorInvalidResourceHandle
 #define cudaErrorIllegalState clsErrorIllegalState
 #define cudaErrorSymbolNotFound clsErrorSymbolNotFound
 #define cudaErrorNotReady clsErrorNotReady
+#define cudaErrorIllegalAddress clsErrorIllegalAddress
 #define cudaErrorLaunchOutOfResources clsErrorLaunchOutOfResources
+#define cudaErrorLaunchTimeout clsErrorLaunchTimeout
+#define cudaErrorPeerAccessAlreadyEnabled clsErrorPeerAccessAlreadyEnabled
+#define cudaErrorPeerAccessNotEnabled clsErrorPeerAccessNotEnabled
+#define cudaErrorContextIsDestroyed clsErrorContextIsDestroyed
+#define cudaErrorAssert clsErrorAssert
+#define cudaErrorHostMemoryAlreadyRegistered clsErrorHostMemoryAlreadyRegistered
+#define cudaErrorHostMemoryNotRegistered clsErrorHostMemoryNotRegistered
+#define cudaErrorHardwareStackError clsErrorHardwareStackError
+#define cudaErrorIllegalInstruction clsErrorIllegalInstruction
+#define cudaErrorMisalignedAddress clsErrorMisalignedAddress
+#define cudaErrorInvalidAddressSpace clsErrorInvalidAddressSpace
+#define cudaErrorInvalidPc clsErrorInvalidPc
 #define cudaErrorLaunchFailure clsErrorLaunchFailure
+#define cudaErrorCooperativeLaunchTooLarge clsErrorCooperativeLaunchTooLarge
 #define cudaErrorNotPermitted clsErrorNotPermitted
 #define cudaErrorNotSupported clsErrorNotSupported
+#define cudaErrorSystemNotReady clsErrorSystemNotReady
+#define cudaErrorSystemDriverMismatch clsErrorSystemDriverMismatch
+#define cudaErrorStreamCaptureUnsupported clsErrorStreamCaptureUnsupported
+#define cudaErrorStreamCaptureInvalidated clsErrorStreamCaptureInvalidated
+#define cudaErrorStreamCaptureImplicit clsErrorStreamCaptureImplicit
+#define cudaErrorCapturedEvent clsErrorCapturedEvent
+#define cudaErrorTimeout clsErrorTimeout
 #define cudaErrorUnknown clsErrorUnknown
 
 /* ---- Streams, events, copies: constants ------------------------------- */
@@ -123,7 +168,9 @@ struct dim3 : clsDim3 {
 /* Errors. */
 #define cudaGetLastError clsGetLastError
 #define cudaPeekAtLastError clsPeekAtLastError
-#define cudaGetErrorName clsGetErrorName
+/* CUDA's names ("cudaErrorNotReady"), so that a ported program prints
+ * what it prints on CUDA; clsGetErrorName gives clstream's. */
+#define cudaGetErrorName clsGetErrorNameCuda
 #define cudaGetErrorString clsGetErrorString
 
 /* Devices. */

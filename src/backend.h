@@ -125,22 +125,37 @@ clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b);
 
 /* Allocates `size` (> 0) bytes of device memory on opened `dev`. */
 clsError_t cls__b_malloc(int dev, size_t size, void **out);
-/* Frees device memory from cls__b_malloc.  The front has synchronized the
- * device first. */
-void cls__b_free(int dev, void *p);
+/* Blocks, before a free, until the work of `dev` that may still use the
+ * memory is done, as cudaFree and cudaFreeHost wait: OpenCL waits for
+ * every stream of the device; CUDA returns at once, because cudaFree and
+ * cudaFreeHost wait themselves.  The front calls it before cls__b_free and
+ * cls__b_free_host and keeps the memory (leaked) if it fails. */
+clsError_t cls__b_free_wait(int dev);
+/* Frees device memory from cls__b_malloc, after cls__b_free_wait; returns
+ * what the runtime's free returned (CUDA: cudaFree's code, which reports
+ * earlier device errors too). */
+clsError_t cls__b_free(int dev, void *p);
 /* Allocates `size` (> 0) bytes of host memory suitable for async copies
  * on opened `dev`. */
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out);
-void cls__b_free_host(int dev, void *p);
-/* How cls__b_memcpy returns. */
+/* Frees memory from cls__b_malloc_host, as cls__b_free does. */
+clsError_t cls__b_free_host(int dev, void *p);
+/* How cls__b_memcpy and cls__b_memset return: one of the first three
+ * (the front picks it from CUDA's rules for the call and the memory),
+ * ORed with CLS__COPY_SYNC_CALL for clsMemcpy and clsMemset. */
 enum cls__copy_mode {
   CLS__COPY_ASYNC = 0,    /* at once; the stream orders the copy */
   CLS__COPY_BLOCKING = 1, /* once the copy is done (blocks) */
-  CLS__COPY_STAGE = 2     /* at once, src (pageable host memory) having
+  CLS__COPY_STAGE = 2,    /* at once, src (pageable host memory) having
                              been copied aside so the caller may reuse it */
+  CLS__COPY_HOW = 3,      /* mask of the three above */
+  /* The call is the synchronous clsMemcpy or clsMemset, on the legacy
+   * stream: a backend whose runtime has that call (CUDA) forwards to it,
+   * which then decides what to wait for; the others follow the low bits. */
+  CLS__COPY_SYNC_CALL = 4
 };
 /* Enqueues a copy of n (> 0) bytes on `s`; `kind` is resolved (never
- * Default).  `mode` is an enum cls__copy_mode. */
+ * Default).  `mode` is an enum cls__copy_mode; blocks as it says. */
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                          size_t n, clsMemcpyKind kind, int mode);
 /* Enqueues on `s` a copy of n (> 0) bytes where a side is device memory
@@ -154,9 +169,11 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
 clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
                                 const void *src, int src_dev, size_t n,
                                 int mode);
-/* Enqueues a fill of n (> 0) bytes with (unsigned char)value on `s`. */
+/* Enqueues a fill of n (> 0) bytes with (unsigned char)value on `s`.
+ * `mode` is CLS__COPY_ASYNC or CLS__COPY_BLOCKING, maybe ORed with
+ * CLS__COPY_SYNC_CALL; blocks as it says. */
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
-                         int blocking);
+                         int mode);
 
 /* ---- Modules and launches -------------------------------------------- */
 

@@ -52,6 +52,10 @@ extern _Thread_local int cls__in_host_fn CLS__TLS_FAST;
                               "called from a host function or callback"));  \
   } while (0)
 
+/* Whether `code` is one of clsError_t's codes (for the CUDA backend,
+ * which passes those on unchanged). */
+int cls__error_listed(int code);
+
 /* Whether CLSTREAM_LOG is on (read once). */
 int cls__log_enabled(void);
 

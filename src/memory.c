@@ -108,16 +108,17 @@ static clsError_t cls__alloc_common(void **out, size_t size, int kind) {
   e = cls__table_add(p, size, kind, dev);
   if (e != clsSuccess) {
     if (kind == CLS__MEM_DEVICE)
-      cls__b_free(dev, p);
+      (void)cls__b_free(dev, p);
     else
-      cls__b_free_host(dev, p);
+      (void)cls__b_free_host(dev, p);
     return e;
   }
   *out = p;
   return clsSuccess;
 }
 
-/* Frees after the owning device's work is done, as cudaFree does. */
+/* Frees after the owning device's work is done, as cudaFree and
+ * cudaFreeHost do (the backend waits, or its runtime does). */
 static clsError_t cls__free_common(void *p, int kind) {
   if (!p) return clsSuccess;
   clsError_t e = cls__init();
@@ -128,17 +129,14 @@ static clsError_t cls__free_common(void *p, int kind) {
                        p, kind == CLS__MEM_DEVICE
                               ? "clsMalloc allocation"
                               : "clsMallocHost allocation");
-  e = cls__b_device_sync(dev);
+  e = cls__b_free_wait(dev);
   if (e != clsSuccess) {
     /* The device may still be using the memory: keep it (leaked) rather
      * than free it under running work. */
     return e;
   }
-  if (kind == CLS__MEM_DEVICE)
-    cls__b_free(dev, p);
-  else
-    cls__b_free_host(dev, p);
-  return clsSuccess;
+  return kind == CLS__MEM_DEVICE ? cls__b_free(dev, p)
+                                 : cls__b_free_host(dev, p);
 }
 
 clsError_t clsMalloc(void **devPtr, size_t size) {
@@ -261,12 +259,20 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   cls__bstream *s;
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
   if (e != clsSuccess) return e;
-  /* Pageable host memory may be reused as soon as the call returns, as
-   * with CUDA: a pageable source is staged, and a copy into pageable
-   * memory completes before the call returns. */
-  int mode = sync || pdst ? CLS__COPY_BLOCKING
-             : psrc       ? CLS__COPY_STAGE
-                          : CLS__COPY_ASYNC;
+  /* What the host waits for, as CUDA 13 does (SEMANTICS.md): clsMemcpy
+   * between two device allocations returns at once (the legacy stream
+   * orders it), and every other clsMemcpy, which touches host memory,
+   * returns once the copy is done.  clsMemcpyAsync returns at once, except
+   * that a copy into pageable memory completes first and a pageable
+   * source is staged, so that the caller may reuse it on return. */
+  int mode;
+  if (sync)
+    mode = (dw.kind == CLS__MEM_DEVICE && sw.kind == CLS__MEM_DEVICE
+                ? CLS__COPY_ASYNC
+                : CLS__COPY_BLOCKING) |
+           CLS__COPY_SYNC_CALL;
+  else
+    mode = pdst ? CLS__COPY_BLOCKING : psrc ? CLS__COPY_STAGE : CLS__COPY_ASYNC;
   /* Device memory the stream's device cannot reach (another OpenCL
    * platform's) is staged through the host, as CUDA's copy would work. */
   int ddev = dw.kind == CLS__MEM_DEVICE ? dw.dev : -1;
@@ -300,7 +306,13 @@ static clsError_t cls__set(void *p, int value, size_t n, clsStream_t sh,
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
   if (e == clsSuccess) e = cls__check_reach(&w, p, dev, "devPtr");
   if (e != clsSuccess) return e;
-  return cls__b_memset(s, p, value, n, sync);
+  /* clsMemset of device memory returns at once, as cudaMemset does; of
+   * pinned host memory it returns once done. */
+  int mode = CLS__COPY_ASYNC;
+  if (sync)
+    mode = (w.kind == CLS__MEM_HOST ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC) |
+           CLS__COPY_SYNC_CALL;
+  return cls__b_memset(s, p, value, n, mode);
 }
 
 clsError_t clsMemset(void *devPtr, int value, size_t count) {

@@ -210,10 +210,13 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
                             "module was unloaded)",
                             (void *)f));
 
+  /* A configuration the device cannot run is InvalidValue, as CUDA 13.0
+   * returns for all of these (measured; older CUDA documented
+   * InvalidConfiguration); like any argument error it is not sticky. */
   const cls__limits *lim = cls__device_limits(fn->dev);
   if (CLS__UNLIKELY(!grid.x || !grid.y || !grid.z || !block.x || !block.y ||
                     !block.z))
-    CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
                             "zero dimension in grid (%u, %u, %u) or block "
                             "(%u, %u, %u)",
                             grid.x, grid.y, grid.z, block.x, block.y,
@@ -223,19 +226,19 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
   for (int d = 0; d < 3; d++) {
     if (CLS__UNLIKELY(lim->max_threads_dim[d] > 0 &&
                       bd[d] > (unsigned)lim->max_threads_dim[d]))
-      CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+      CLS__RETURN(cls__reason(clsErrorInvalidValue,
                               "block dimension %c = %u exceeds the device's "
                               "limit of %d",
                               "xyz"[d], bd[d], lim->max_threads_dim[d]));
     if (CLS__UNLIKELY(lim->max_grid[d] > 0 &&
                       gd[d] > (unsigned)lim->max_grid[d]))
-      CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+      CLS__RETURN(cls__reason(clsErrorInvalidValue,
                               "grid dimension %c = %u exceeds the device's "
                               "limit of %d (maxGridSize)",
                               "xyz"[d], gd[d], lim->max_grid[d]));
     /* Folded away where size_t has 64 bits. */
     if (CLS__UNLIKELY((unsigned long long)gd[d] * bd[d] > SIZE_MAX))
-      CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+      CLS__RETURN(cls__reason(clsErrorInvalidValue,
                               "grid dimension %c = %u times block dimension "
                               "%u overflows size_t",
                               "xyz"[d], gd[d], bd[d]));
@@ -243,7 +246,7 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
   const unsigned long long threads =
       (unsigned long long)block.x * block.y * block.z;
   if (CLS__UNLIKELY(threads > (unsigned long long)lim->max_threads_per_block))
-    CLS__RETURN(cls__reason(clsErrorInvalidConfiguration,
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
                             "block of %llu threads (%u x %u x %u) exceeds "
                             "maxThreadsPerBlock %d",
                             threads, block.x, block.y, block.z,

@@ -43,7 +43,6 @@
 #define IV clsErrorInvalidValue
 #define IRH clsErrorInvalidResourceHandle
 #define IDEV clsErrorInvalidDevice
-#define ICFG clsErrorInvalidConfiguration
 #define IDIR clsErrorInvalidMemcpyDirection
 #define NOMEM clsErrorMemoryAllocation
 #define NOTPERM clsErrorNotPermitted
@@ -606,51 +605,51 @@ static clsError_t unload_m(fx *x) {
     "CUDA manual cuModuleGetFunction (CUDA_ERROR_NOT_FOUND)",                  \
     get_function(x, &x->out_f, x->m, ""))                                      \
   /* Launches */                                                               \
-  X(launch_grid_x0, NEED_MOD, ICFG, S_MEM " (launch with a zero dimension)",   \
+  X(launch_grid_x0, NEED_MOD, IV, S_MEM " (launch with a zero dimension)",     \
     launch_cfg(x, d3(0, 1, 1), d3(1, 1, 1)))                                   \
-  X(launch_grid_y0, NEED_MOD, ICFG, S_MEM " (launch with a zero dimension)",   \
+  X(launch_grid_y0, NEED_MOD, IV, S_MEM " (launch with a zero dimension)",     \
     launch_cfg(x, d3(1, 0, 1), d3(1, 1, 1)))                                   \
-  X(launch_grid_z0, NEED_MOD, ICFG, S_MEM " (launch with a zero dimension)",   \
+  X(launch_grid_z0, NEED_MOD, IV, S_MEM " (launch with a zero dimension)",     \
     launch_cfg(x, d3(1, 1, 0), d3(1, 1, 1)))                                   \
-  X(launch_block_x0, NEED_MOD, ICFG, S_MEM " (launch with a zero dimension)",  \
+  X(launch_block_x0, NEED_MOD, IV, S_MEM " (launch with a zero dimension)",    \
     launch_cfg(x, d3(1, 1, 1), d3(0, 1, 1)))                                   \
-  X(launch_block_y0, NEED_MOD, ICFG, S_MEM " (launch with a zero dimension)",  \
+  X(launch_block_y0, NEED_MOD, IV, S_MEM " (launch with a zero dimension)",    \
     launch_cfg(x, d3(1, 1, 1), d3(1, 0, 1)))                                   \
-  X(launch_block_z0, NEED_MOD, ICFG, S_MEM " (launch with a zero dimension)",  \
+  X(launch_block_z0, NEED_MOD, IV, S_MEM " (launch with a zero dimension)",    \
     launch_cfg(x, d3(1, 1, 1), d3(1, 1, 0)))                                   \
-  X(launch_all_zero, NEED_MOD, ICFG, S_MEM " (launch with a zero dimension)",  \
+  X(launch_all_zero, NEED_MOD, IV, S_MEM " (launch with a zero dimension)",    \
     launch_cfg(x, d3(0, 0, 0), d3(0, 0, 0)))                                   \
-  X(launch_block_x_over, NEED_MOD, ICFG,                                       \
+  X(launch_block_x_over, NEED_MOD, IV,                                         \
     S_MEM " (block above the device's limit: maxThreadsDim)",                  \
     launch_cfg(x, d3(1, 1, 1),                                                 \
                d3((unsigned)x->prop.maxThreadsDim[0] + 1, 1, 1)))              \
-  X(launch_block_y_over, NEED_MOD, ICFG,                                       \
+  X(launch_block_y_over, NEED_MOD, IV,                                         \
     S_MEM " (block above the device's limit: maxThreadsDim)",                  \
     launch_cfg(x, d3(1, 1, 1),                                                 \
                d3(1, (unsigned)x->prop.maxThreadsDim[1] + 1, 1)))              \
-  X(launch_block_z_over, NEED_MOD, ICFG,                                       \
+  X(launch_block_z_over, NEED_MOD, IV,                                         \
     S_MEM " (block above the device's limit: maxThreadsDim)",                  \
     launch_cfg(x, d3(1, 1, 1),                                                 \
                d3(1, 1, (unsigned)x->prop.maxThreadsDim[2] + 1)))              \
-  X(launch_grid_x_over, NEED_MOD, ICFG,                                        \
+  X(launch_grid_x_over, NEED_MOD, IV,                                          \
     S_MEM " (grid above the device's limit: maxGridSize)",                     \
     launch_cfg(x, d3((unsigned)x->prop.maxGridSize[0] + 1, 1, 1),              \
                d3(1, 1, 1)))                                                   \
-  X(launch_grid_y_over, NEED_MOD, ICFG,                                        \
+  X(launch_grid_y_over, NEED_MOD, IV,                                          \
     S_MEM " (grid above the device's limit: maxGridSize)",                     \
     launch_cfg(x, d3(1, (unsigned)x->prop.maxGridSize[1] + 1, 1),              \
                d3(1, 1, 1)))                                                   \
-  X(launch_grid_z_over, NEED_MOD, ICFG,                                        \
+  X(launch_grid_z_over, NEED_MOD, IV,                                          \
     S_MEM " (grid above the device's limit: maxGridSize)",                     \
     launch_cfg(x, d3(1, 1, (unsigned)x->prop.maxGridSize[2] + 1),              \
                d3(1, 1, 1)))                                                   \
-  X(launch_block_uint_max, NEED_MOD, ICFG,                                     \
+  X(launch_block_uint_max, NEED_MOD, IV,                                       \
     S_MEM " (block above the device's limit)",                                 \
     launch_cfg(x, d3(1, 1, 1), d3(UINT_MAX, 1, 1)))                            \
-  X(launch_block_all_uint_max, NEED_MOD, ICFG,                                 \
+  X(launch_block_all_uint_max, NEED_MOD, IV,                                   \
     S_MEM " (block above the device's limit)",                                 \
     launch_cfg(x, d3(1, 1, 1), d3(UINT_MAX, UINT_MAX, UINT_MAX)))              \
-  X(launch_block_product_over, NEED_MOD, ICFG,                                 \
+  X(launch_block_product_over, NEED_MOD, IV,                                   \
     S_MEM " (block above the device's limit: maxThreadsPerBlock)",             \
     launch_block_product(x))                                                   \
   X(launch_args_null, NEED_MOD, IV, "CUDA manual cudaLaunchKernel" TC,         \

@@ -119,32 +119,103 @@ START_TEST(not_ready_never_stored) {
 END_TEST
 
 /* Row: GetErrorName(x) is the enum's name with the cls prefix; every
- * code of the header is in the table with a non-empty description. */
-#define CODE(x) {x, #x}
+ * code of the header is in the table with CUDA's number, CUDA's name
+ * (clsGetErrorNameCuda, which clstream_cuda.h gives as cudaGetErrorName)
+ * and a non-empty description, CUDA 13.0's text where it is listed. */
+#define CODE(x, num, str) {cls##x, num, "cls" #x, "cuda" #x, str}
 static const struct {
   clsError_t code;
-  const char *name;
+  int number;
+  const char *name, *cuda_name, *string;
 } codes[] = {
-    CODE(clsSuccess),
-    CODE(clsErrorInvalidValue),
-    CODE(clsErrorMemoryAllocation),
-    CODE(clsErrorInitializationError),
-    CODE(clsErrorInvalidConfiguration),
-    CODE(clsErrorInvalidDevicePointer),
-    CODE(clsErrorInvalidMemcpyDirection),
-    CODE(clsErrorNoDevice),
-    CODE(clsErrorInvalidDevice),
-    CODE(clsErrorInvalidKernelImage),
-    CODE(clsErrorInvalidSource),
-    CODE(clsErrorInvalidResourceHandle),
-    CODE(clsErrorIllegalState),
-    CODE(clsErrorSymbolNotFound),
-    CODE(clsErrorNotReady),
-    CODE(clsErrorLaunchOutOfResources),
-    CODE(clsErrorLaunchFailure),
-    CODE(clsErrorNotPermitted),
-    CODE(clsErrorNotSupported),
-    CODE(clsErrorUnknown),
+    CODE(Success, 0, "no error"),
+    CODE(ErrorInvalidValue, 1, "invalid argument"),
+    CODE(ErrorMemoryAllocation, 2, "out of memory"),
+    CODE(ErrorInitializationError, 3, "initialization error"),
+    CODE(ErrorCudartUnloading, 4, "driver shutting down"),
+    CODE(ErrorInvalidConfiguration, 9, "invalid configuration argument"),
+    CODE(ErrorInvalidPitchValue, 12, "invalid pitch argument"),
+    CODE(ErrorInvalidSymbol, 13, "invalid device symbol"),
+    CODE(ErrorInvalidHostPointer, 16, "invalid host pointer"),
+    CODE(ErrorInvalidDevicePointer, 17, "invalid device pointer"),
+    CODE(ErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy"),
+    CODE(ErrorStubLibrary, 34, "CUDA driver is a stub library"),
+    CODE(ErrorInsufficientDriver, 35,
+         "CUDA driver version is insufficient for CUDA runtime version"),
+    CODE(ErrorCallRequiresNewerDriver, 36,
+         "API call is not supported in the installed CUDA driver"),
+    CODE(ErrorDevicesUnavailable, 46,
+         "CUDA-capable device(s) is/are busy or unavailable"),
+    CODE(ErrorMissingConfiguration, 52,
+         "__global__ function call is not configured"),
+    CODE(ErrorInvalidDeviceFunction, 98, "invalid device function"),
+    CODE(ErrorNoDevice, 100, "no CUDA-capable device is detected"),
+    CODE(ErrorInvalidDevice, 101, "invalid device ordinal"),
+    CODE(ErrorInvalidKernelImage, 200, "device kernel image is invalid"),
+    CODE(ErrorDeviceUninitialized, 201, "invalid device context"),
+    CODE(ErrorNoKernelImageForDevice, 209,
+         "no kernel image is available for execution on the device"),
+    CODE(ErrorECCUncorrectable, 214, "uncorrectable ECC error encountered"),
+    CODE(ErrorUnsupportedLimit, 215,
+         "limit is not supported on this architecture"),
+    CODE(ErrorDeviceAlreadyInUse, 216,
+         "exclusive-thread device already in use by a different thread"),
+    CODE(ErrorPeerAccessUnsupported, 217,
+         "peer access is not supported between these two devices"),
+    CODE(ErrorInvalidPtx, 218, "a PTX JIT compilation failed"),
+    CODE(ErrorJitCompilerNotFound, 221, "PTX JIT compiler library not found"),
+    CODE(ErrorUnsupportedPtxVersion, 222,
+         "the provided PTX was compiled with an unsupported toolchain."),
+    CODE(ErrorJitCompilationDisabled, 223, "PTX JIT compilation was disabled"),
+    CODE(ErrorInvalidSource, 300, "device kernel image is invalid"),
+    CODE(ErrorSharedObjectSymbolNotFound, 302,
+         "shared object symbol not found"),
+    CODE(ErrorSharedObjectInitFailed, 303,
+         "shared object initialization failed"),
+    CODE(ErrorInvalidResourceHandle, 400, "invalid resource handle"),
+    CODE(ErrorIllegalState, 401,
+         "the operation cannot be performed in the present state"),
+    CODE(ErrorSymbolNotFound, 500, "named symbol not found"),
+    CODE(ErrorNotReady, 600, "device not ready"),
+    CODE(ErrorIllegalAddress, 700, "an illegal memory access was encountered"),
+    CODE(ErrorLaunchOutOfResources, 701,
+         "too many resources requested for launch"),
+    CODE(ErrorLaunchTimeout, 702, "the launch timed out and was terminated"),
+    CODE(ErrorPeerAccessAlreadyEnabled, 704, "peer access is already enabled"),
+    CODE(ErrorPeerAccessNotEnabled, 705, "peer access has not been enabled"),
+    CODE(ErrorContextIsDestroyed, 709, "context is destroyed"),
+    CODE(ErrorAssert, 710, "device-side assert triggered"),
+    CODE(ErrorHostMemoryAlreadyRegistered, 712,
+         "part or all of the requested memory range is already mapped"),
+    CODE(ErrorHostMemoryNotRegistered, 713,
+         "pointer does not correspond to a registered memory region"),
+    CODE(ErrorHardwareStackError, 714, "hardware stack error"),
+    CODE(ErrorIllegalInstruction, 715,
+         "an illegal instruction was encountered"),
+    CODE(ErrorMisalignedAddress, 716, "misaligned address"),
+    CODE(ErrorInvalidAddressSpace, 717,
+         "operation not supported on global/shared address space"),
+    CODE(ErrorInvalidPc, 718, "invalid program counter"),
+    CODE(ErrorLaunchFailure, 719, "unspecified launch failure"),
+    CODE(ErrorCooperativeLaunchTooLarge, 720,
+         "too many blocks in cooperative launch"),
+    CODE(ErrorNotPermitted, 800, "operation not permitted"),
+    CODE(ErrorNotSupported, 801, "operation not supported"),
+    CODE(ErrorSystemNotReady, 802, "system not yet initialized"),
+    CODE(ErrorSystemDriverMismatch, 803,
+         "system has unsupported display driver / cuda driver combination"),
+    CODE(ErrorStreamCaptureUnsupported, 900,
+         "operation not permitted when stream is capturing"),
+    CODE(ErrorStreamCaptureInvalidated, 901,
+         "operation failed due to a previous error during capture"),
+    CODE(ErrorStreamCaptureImplicit, 906,
+         "operation would make the legacy stream depend on a capturing "
+         "blocking stream"),
+    CODE(ErrorCapturedEvent, 907,
+         "operation not permitted on an event last recorded in a "
+         "capturing stream"),
+    CODE(ErrorTimeout, 909, "wait operation timed out"),
+    CODE(ErrorUnknown, 999, "unknown error"),
 };
 
 START_TEST(error_names_table) {
@@ -154,35 +225,33 @@ START_TEST(error_names_table) {
     ck_assert_ptr_nonnull(n);
     ck_assert_ptr_nonnull(s);
     ck_assert_str_eq(n, codes[i].name);
-    ck_assert_msg(s[0] != '\0', "empty string for %s", codes[i].name);
-    ck_assert_msg(strcmp(s, "unrecognized error code") != 0,
-                  "%s described as unrecognized", codes[i].name);
+    ck_assert_str_eq(clsGetErrorNameCuda(codes[i].code), codes[i].cuda_name);
+    ck_assert_str_eq(s, codes[i].string);
   }
 }
 END_TEST
 
 /* The numeric values equal cudaError_t's. */
 START_TEST(error_numeric_values) {
-  ck_assert_int_eq(clsSuccess, 0);
-  ck_assert_int_eq(clsErrorInvalidValue, 1);
-  ck_assert_int_eq(clsErrorMemoryAllocation, 2);
-  ck_assert_int_eq(clsErrorInitializationError, 3);
-  ck_assert_int_eq(clsErrorInvalidConfiguration, 9);
-  ck_assert_int_eq(clsErrorInvalidDevicePointer, 17);
-  ck_assert_int_eq(clsErrorInvalidMemcpyDirection, 21);
-  ck_assert_int_eq(clsErrorNoDevice, 100);
-  ck_assert_int_eq(clsErrorInvalidDevice, 101);
-  ck_assert_int_eq(clsErrorInvalidKernelImage, 200);
-  ck_assert_int_eq(clsErrorInvalidSource, 300);
-  ck_assert_int_eq(clsErrorInvalidResourceHandle, 400);
-  ck_assert_int_eq(clsErrorIllegalState, 401);
-  ck_assert_int_eq(clsErrorSymbolNotFound, 500);
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; ++i)
+    ck_assert_msg((int)codes[i].code == codes[i].number, "%s is %d, not %d",
+                  codes[i].name, (int)codes[i].code, codes[i].number);
+  ck_assert_int_eq(clsErrorContextIsDestroyed, 709);
   ck_assert_int_eq(clsErrorNotReady, 600);
-  ck_assert_int_eq(clsErrorLaunchOutOfResources, 701);
-  ck_assert_int_eq(clsErrorLaunchFailure, 719);
-  ck_assert_int_eq(clsErrorNotPermitted, 800);
-  ck_assert_int_eq(clsErrorNotSupported, 801);
-  ck_assert_int_eq(clsErrorUnknown, 999);
+}
+END_TEST
+
+/* The CUDA names: "cudaErrorNotReady" where clsGetErrorName gives
+ * "clsErrorNotReady"; an unknown code is unrecognized in both. */
+START_TEST(cuda_error_names) {
+  ck_assert_str_eq(clsGetErrorNameCuda(clsErrorNotReady), "cudaErrorNotReady");
+  ck_assert_str_eq(clsGetErrorNameCuda(clsSuccess), "cudaSuccess");
+  ck_assert_str_eq(clsGetErrorNameCuda(clsErrorContextIsDestroyed),
+                   "cudaErrorContextIsDestroyed");
+  ck_assert_str_eq(clsGetErrorNameCuda((clsError_t)5555),
+                   "unrecognized error code");
+  ck_assert_str_eq(clsGetErrorName(clsErrorNotReady), "clsErrorNotReady");
+  CK_LAST(clsSuccess);
 }
 END_TEST
 
@@ -290,6 +359,7 @@ int main(void) {
   tcase_add_test(tc, not_ready_never_stored);
   tcase_add_test(tc, error_names_table);
   tcase_add_test(tc, error_numeric_values);
+  tcase_add_test(tc, cuda_error_names);
   tcase_add_test(tc, unknown_code_unrecognized);
   tcase_add_test(tc, not_ready_string_and_name);
   tcase_add_test(tc, names_do_not_touch_last_error);

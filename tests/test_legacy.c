@@ -453,6 +453,106 @@ START_TEST(per_thread_work_survives_thread_exit) {
 }
 END_TEST
 
+/* Row: clsStreamQuery(NULL) with no legacy work of its own but a blocking
+ * stream busy -> NotReady: the legacy stream's state includes the blocking
+ * streams' work that it would wait for (as HIP's own stream tests check).
+ * A busy non-blocking stream does not count. */
+START_TEST(legacy_query_includes_blocking_streams) {
+  /* One gate at a time: CUDA runs all host functions on one thread. */
+  clsStream_t s, nb;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamCreateWithFlags(&nb, clsStreamNonBlocking));
+  CK_OK(clsStreamQuery(NULL));
+  gate *gn = gate_new();
+  gate_hold(gn, nb);
+  CK_OK(clsStreamQuery(NULL)); /* a non-blocking stream is exempt */
+  CK_OK(clsStreamQuery(clsStreamLegacy));
+  gate_release(gn);
+  CK_OK(clsStreamSynchronize(nb));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(clsStreamLegacy), clsErrorNotReady);
+  CK_LAST(clsSuccess); /* NotReady is not stored */
+  /* The per-thread stream's own state does not include them. */
+  CK_OK(clsStreamQuery(clsStreamPerThread));
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsStreamQuery(NULL));
+  /* A pending clsStreamWaitEvent of a blocking stream is its work too. */
+  clsEvent_t e;
+  CK_OK(clsEventCreateWithFlags(&e, clsEventDisableTiming));
+  gate *gw = gate_new();
+  gate_hold(gw, nb);
+  CK_OK(clsEventRecord(e, nb)); /* held by gw */
+  CK_OK(clsStreamWaitEvent(s, e, 0));
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  gate_release(gw);
+  CK_OK(poll_stream(NULL, 20000));
+  CK_OK(clsStreamQuery(s));
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(nb));
+}
+END_TEST
+
+/* Row: clsStreamSynchronize(NULL) with no legacy work but a blocking
+ * stream busy blocks until that work is done; with only a non-blocking
+ * stream busy it returns. */
+START_TEST(legacy_sync_waits_for_blocking_streams) {
+  clsStream_t s, nb;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamCreateWithFlags(&nb, clsStreamNonBlocking));
+  for (int k = 0; k < 2; ++k) {
+    gate *g = gate_new();
+    gate_hold(g, s);
+    bg_call c;
+    CK_OK(expect_blocked_until_release(&c, bg_stream_sync,
+                                       k ? clsStreamLegacy : NULL, g,
+                                       SETTLE_MS,
+                                       "clsStreamSynchronize(legacy)"));
+    CK_OK(clsStreamQuery(s));
+  }
+  /* A destroyed blocking stream's pending work counts too. */
+  clsStream_t t;
+  CK_OK(clsStreamCreate(&t));
+  gate *gt = gate_new();
+  gate_hold(gt, t);
+  CK_OK(clsStreamDestroy(t));
+  bg_call c;
+  CK_OK(expect_blocked_until_release(&c, bg_stream_sync, NULL, gt, SETTLE_MS,
+                                     "clsStreamSynchronize(NULL) (a "
+                                     "destroyed blocking stream)"));
+  gate *gn = gate_new();
+  gate_hold(gn, nb);
+  clsError_t r = bg_call_within(bg_stream_sync, NULL, 20000,
+                                "clsStreamSynchronize(NULL)");
+  gate_release(gn);
+  CK_OK(r);
+  CK_OK(clsStreamSynchronize(nb));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(nb));
+}
+END_TEST
+
+/* Row: clsStreamSynchronize(clsStreamPerThread) with the per-thread stream
+ * idle and a blocking stream busy returns at once. */
+START_TEST(per_thread_sync_ignores_blocking_streams) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  clsError_t r = bg_call_within(bg_stream_sync, clsStreamPerThread, 20000,
+                                "clsStreamSynchronize(clsStreamPerThread)");
+  CK_OK(clsStreamSynchronize(clsStreamPerThread));
+  CK_OK(clsStreamQuery(clsStreamPerThread));
+  gate_release(g);
+  CK_OK(r);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("legacy");
   TCase *tc = tcase_timed("legacy", 60);
@@ -470,6 +570,9 @@ int main(void) {
   tcase_add_test(tc, legacy_stream_per_device);
   tcase_add_test(tc, null_is_legacy);
   tcase_add_test(tc, per_thread_work_survives_thread_exit);
+  tcase_add_test(tc, legacy_query_includes_blocking_streams);
+  tcase_add_test(tc, legacy_sync_waits_for_blocking_streams);
+  tcase_add_test(tc, per_thread_sync_ignores_blocking_streams);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -206,24 +206,130 @@ START_TEST(sync_memcpy_waits_for_blocking_stream) {
 }
 END_TEST
 
-/* Same row for memset: the memset comes after the held fill. */
-START_TEST(sync_memset_waits_for_blocking_stream) {
+/* Starts fn(arg) in c and fails the test unless it returns while gate g
+ * still holds a stream (the gate is released either way, so that a
+ * blocked call cannot hang the test). */
+static void expect_returns_while_held(bg_call *c, clsError_t (*fn)(void *),
+                                      void *arg, gate *g, const char *what) {
+  bg_start(c, fn, arg);
+  int returned = bg_wait_done(c, 20000);
+  if (!returned) gate_release(g);
+  ck_assert_msg(returned, "%s waited for the held stream", what);
+  CK_OK(bg_join(c));
+}
+
+/* Row: clsMemset of device memory returns at once, without waiting for
+ * the held blocking-stream work it is ordered behind; the legacy stream
+ * still orders it after that work (a fill of 42 that runs first). */
+START_TEST(sync_memset_returns_at_once_but_ordered) {
   enum { N = 512 };
   arith a;
   arith_load(&a);
   int *d = dev_ints(N);
   dev_set(d, 1, N);
   clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamCreate(&s)); /* blocking */
   gate *g = gate_new();
   gate_hold(g, s);
   CK_OK(launch_fill(&a, s, d, 42, N));
   copy_job j = {d, NULL, N * sizeof(int), clsMemcpyDefault, 0x11};
   bg_call c;
-  CK_OK(expect_blocked_until_release(&c, bg_memset, &j, g, 200,
-                                     "clsMemset (earlier blocking stream)"));
+  expect_returns_while_held(&c, bg_memset, &j, g, "clsMemset");
+  /* Still pending on the legacy stream, behind the held fill. */
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(NULL));
   dev_expect(d, 0x11111111, N, "memset after fill");
   CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Row: clsMemcpy device to device returns at once, ordered like any
+ * legacy-stream work: after the held fill of the source, and before a
+ * later blocking-stream kernel that overwrites the source. */
+START_TEST(sync_memcpy_d2d_returns_at_once_but_ordered) {
+  enum { N = 512 };
+  arith a;
+  arith_load(&a);
+  int *src = dev_ints(N), *dst = dev_ints(N);
+  dev_set(src, 1, N);
+  dev_set(dst, 2, N);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  for (int kind = 0; kind < 2; ++kind) {
+    gate *g = gate_new();
+    gate_hold(g, s);
+    CK_OK(launch_fill(&a, s, src, 42 + kind, N));
+    copy_job j = {dst, src, N * sizeof(int),
+                  kind ? clsMemcpyDefault : clsMemcpyDeviceToDevice, 0};
+    bg_call c;
+    expect_returns_while_held(&c, bg_memcpy, &j, g, "clsMemcpy D2D");
+    /* Blocking-stream work issued now waits for the copy. */
+    CK_OK(launch_fill(&a, s, src, 7, N));
+    CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+    gate_release(g);
+    CK_OK(clsStreamSynchronize(s));
+    dev_expect(dst, 42 + kind, N, "dst after the copy");
+    dev_expect(src, 7, N, "src after the later fill");
+  }
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(src));
+  CK_OK(clsFree(dst));
+  arith_unload(&a);
+}
+END_TEST
+
+/* Row: every clsMemcpy that touches host memory (host to device from
+ * pageable or pinned memory, device to host, host to host) blocks until
+ * it is done, and so, behind a held blocking stream, until the stream is
+ * released. */
+START_TEST(sync_memcpy_host_kinds_block_behind_blocking_stream) {
+  enum { N = 256 };
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(N);
+  int *pin = NULL, *pin2 = NULL;
+  CK_OK(clsMallocHost((void **)&pin, N * sizeof(int)));
+  CK_OK(clsMallocHost((void **)&pin2, N * sizeof(int)));
+  int *page = malloc(N * sizeof(int)), *page2 = malloc(N * sizeof(int));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  static const char *names[] = {"H2D pageable", "H2D pinned", "D2H pageable",
+                                "D2H pinned",   "H2H pageable", "H2H pinned"};
+  for (int k = 0; k < 6; ++k) {
+    for (int i = 0; i < N; ++i) page[i] = pin[i] = 100 + k;
+    memset(page2, 0, N * sizeof(int));
+    memset(pin2, 0, N * sizeof(int));
+    dev_set(d, 0, N);
+    gate *g = gate_new();
+    gate_hold(g, s);
+    CK_OK(launch_fill(&a, s, d, 50 + k, N)); /* what D2H must see */
+    copy_job j = {0};
+    j.n = N * sizeof(int);
+    switch (k) {
+    case 0: j = (copy_job){d, page, j.n, clsMemcpyHostToDevice, 0}; break;
+    case 1: j = (copy_job){d, pin, j.n, clsMemcpyHostToDevice, 0}; break;
+    case 2: j = (copy_job){page2, d, j.n, clsMemcpyDeviceToHost, 0}; break;
+    case 3: j = (copy_job){pin2, d, j.n, clsMemcpyDeviceToHost, 0}; break;
+    case 4: j = (copy_job){page2, page, j.n, clsMemcpyHostToHost, 0}; break;
+    default: j = (copy_job){pin2, pin, j.n, clsMemcpyHostToHost, 0}; break;
+    }
+    bg_call c;
+    CK_OK(expect_blocked_until_release(&c, bg_memcpy, &j, g, SETTLE_MS,
+                                       names[k]));
+    if (k < 2) dev_expect(d, 100 + k, N, names[k]); /* after the fill */
+    if (k == 2) host_expect(page2, 52, N, names[k]);
+    if (k == 3) host_expect(pin2, 53, N, names[k]);
+    if (k == 4) host_expect(page2, 104, N, names[k]);
+    if (k == 5) host_expect(pin2, 105, N, names[k]);
+  }
+  CK_OK(clsStreamDestroy(s));
+  free(page);
+  free(page2);
+  CK_OK(clsFreeHost(pin));
+  CK_OK(clsFreeHost(pin2));
   CK_OK(clsFree(d));
   arith_unload(&a);
 }
@@ -346,32 +452,71 @@ START_TEST(async_copy_pinned) {
 }
 END_TEST
 
-/* Async copy from pageable memory returns once the buffer may be reused,
- * without waiting for the (held) stream. */
+/* Row: clsMemcpyAsync host to device from pageable memory returns at
+ * once, without waiting for the (held) stream, and the source may be
+ * reused as soon as it returns (4 KiB and 1 MiB, as measured on CUDA). */
 START_TEST(async_copy_pageable_source_reusable) {
+  static const size_t sizes[] = {4096 / sizeof(int), (1 << 20) / sizeof(int)};
+  for (int z = 0; z < 2; ++z) {
+    size_t n = sizes[z];
+    int *d = dev_ints(n);
+    int *h = malloc(n * sizeof(int));
+    for (size_t i = 0; i < n; ++i) h[i] = 31 + z;
+    clsStream_t s;
+    CK_OK(clsStreamCreate(&s));
+    gate *g = gate_new();
+    gate_hold(g, s);
+    async_job aj = {{d, h, n * sizeof(int), clsMemcpyHostToDevice, 0}, s};
+    bg_call c;
+    bg_start(&c, bg_memcpy_async, &aj);
+    int done = bg_wait_done(&c, 20000);
+    if (done)
+      for (size_t i = 0; i < n; ++i) h[i] = -7; /* reuse at once */
+    sleep_ms(done ? SETTLE_MS / 4 : 0);
+    CK_CLS(clsStreamQuery(s), clsErrorNotReady); /* still held */
+    gate_release(g);
+    ck_assert_msg(done, "clsMemcpyAsync from pageable memory waited for the "
+                        "stream");
+    CK_OK(bg_join(&c));
+    CK_OK(clsStreamSynchronize(s));
+    dev_expect(d, 31 + z, n, "device");
+    free(h);
+    CK_OK(clsStreamDestroy(s));
+    CK_OK(clsFree(d));
+  }
+}
+END_TEST
+
+/* Row: clsMemcpyAsync device to pageable host memory returns only when
+ * the copy is done, so it waits for the stream's earlier (held) work and
+ * the data is there on return; into pinned memory it returns at once
+ * (async_copy_pinned). */
+START_TEST(async_d2h_pageable_returns_when_done) {
   enum { N = 1024 };
+  arith a;
+  arith_load(&a);
   int *d = dev_ints(N);
+  dev_set(d, 3, N);
   int *h = malloc(N * sizeof(int));
-  for (int i = 0; i < N; ++i) h[i] = 31;
   clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  gate *g = gate_new();
-  gate_hold(g, s);
-  async_job aj = {{d, h, N * sizeof(int), clsMemcpyHostToDevice, 0}, s};
-  bg_call c;
-  bg_start(&c, bg_memcpy_async, &aj);
-  int done = bg_wait_done(&c, 20000);
-  if (done)
-    for (int i = 0; i < N; ++i) h[i] = -7; /* reuse at once */
-  gate_release(g);
-  ck_assert_msg(done, "clsMemcpyAsync from pageable memory waited for the "
-                      "stream");
-  CK_OK(bg_join(&c));
-  CK_OK(clsStreamSynchronize(s));
-  dev_expect(d, 31, N, "device");
+  for (int f = 0; f < 2; ++f) {
+    CK_OK(clsStreamCreateWithFlags(&s, f ? clsStreamNonBlocking : 0));
+    memset(h, 0, N * sizeof(int));
+    gate *g = gate_new();
+    gate_hold(g, s);
+    CK_OK(launch_fill(&a, s, d, 60 + f, N));
+    async_job aj = {{h, d, N * sizeof(int),
+                     f ? clsMemcpyDefault : clsMemcpyDeviceToHost, 0},
+                    s};
+    bg_call c;
+    CK_OK(expect_blocked_until_release(&c, bg_memcpy_async, &aj, g, SETTLE_MS,
+                                       "clsMemcpyAsync into pageable memory"));
+    host_expect(h, 60 + f, N, "pageable destination on return");
+    CK_OK(clsStreamDestroy(s));
+  }
   free(h);
-  CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
+  arith_unload(&a);
 }
 END_TEST
 
@@ -424,7 +569,8 @@ START_TEST(async_mixed_stream_order) {
 }
 END_TEST
 
-/* clsFree / clsFreeHost wait for the device's pending work (header). */
+/* Row: clsFree and clsFreeHost wait for the pending work on the device
+ * before freeing (here a non-blocking stream's, which nothing else orders). */
 START_TEST(free_waits_for_pending_work) {
   arith a;
   arith_load(&a);
@@ -450,6 +596,31 @@ START_TEST(free_waits_for_pending_work) {
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d2));
   arith_unload(&a);
+}
+END_TEST
+
+static clsError_t bg_malloc(void *p) { return clsMalloc(p, 4096); }
+
+/* Row: clsMalloc does not wait for pending device work: it returns while
+ * a blocking stream is held, and the memory works. */
+START_TEST(malloc_does_not_wait) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  void *d = NULL;
+  bg_call c;
+  bg_start(&c, bg_malloc, &d);
+  int returned = bg_wait_done(&c, 20000);
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g);
+  ck_assert_msg(returned, "clsMalloc waited for pending device work");
+  CK_OK(bg_join(&c));
+  ck_assert_ptr_nonnull(d);
+  dev_set(d, 12, 1024);
+  dev_expect(d, 12, 1024, "new allocation");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
 }
 END_TEST
 
@@ -559,14 +730,18 @@ int main(void) {
   tcase_add_test(tc, zero_bytes);
   tcase_add_test(tc, memset_bytes);
   tcase_add_test(tc, sync_memcpy_waits_for_blocking_stream);
-  tcase_add_test(tc, sync_memset_waits_for_blocking_stream);
+  tcase_add_test(tc, sync_memset_returns_at_once_but_ordered);
+  tcase_add_test(tc, sync_memcpy_d2d_returns_at_once_but_ordered);
+  tcase_add_test(tc, sync_memcpy_host_kinds_block_behind_blocking_stream);
   tcase_add_test(tc, sync_memcpy_ignores_nonblocking_stream);
   tcase_add_test(tc, sync_memcpy_after_legacy_work);
   tcase_add_test(tc, async_copy_pinned);
   tcase_add_test(tc, async_copy_pageable_source_reusable);
+  tcase_add_test(tc, async_d2h_pageable_returns_when_done);
   tcase_add_test(tc, async_on_destroyed_stream);
   tcase_add_test(tc, async_mixed_stream_order);
   tcase_add_test(tc, free_waits_for_pending_work);
+  tcase_add_test(tc, malloc_does_not_wait);
   tcase_add_test(tc, invalid_pointers_and_ranges);
   tcase_add_test(tc, copies_across_contexts);
   suite_add_tcase(s, tc);

@@ -341,7 +341,8 @@ START_TEST(launch_local_memory) {
 END_TEST
 
 /* Row: a zero dimension, or a block above the device's limit ->
- * InvalidConfiguration; nothing runs. */
+ * InvalidValue (CUDA 13.0; older CUDA said InvalidConfiguration); nothing
+ * runs, and the error is not sticky: the next launch succeeds. */
 START_TEST(launch_invalid_configuration) {
   arith a;
   arith_load(&a);
@@ -359,17 +360,29 @@ START_TEST(launch_invalid_configuration) {
   const clsDim3 zero_b[] = {{0, 1, 1}, {64, 0, 1}, {64, 1, 0}};
   for (size_t i = 0; i < 4; ++i) {
     CK_CLS(clsLaunchKernel(a.fill, zero_g[i], good_b, args, 0, NULL),
-           clsErrorInvalidConfiguration);
-    CK_LAST(clsErrorInvalidConfiguration);
+           clsErrorInvalidValue);
+    CK_LAST(clsErrorInvalidValue);
   }
   for (size_t i = 0; i < 3; ++i)
     CK_CLS(clsLaunchKernel(a.fill, good_g, zero_b[i], args, 0, NULL),
-           clsErrorInvalidConfiguration);
+           clsErrorInvalidValue);
   unsigned maxb = (unsigned)p.maxThreadsPerBlock;
   clsDim3 big = {maxb + 1, 1, 1};
   CK_CLS(clsLaunchKernel(a.fill, good_g, big, args, 0, NULL),
-         clsErrorInvalidConfiguration);
-  CK_LAST(clsErrorInvalidConfiguration);
+         clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  /* Not sticky: the next call succeeds, and a successful call leaves the
+   * stored error as it is (read it, then it is gone). */
+  CK_CLS(clsLaunchKernel(a.fill, zero_g[0], good_b, args, 0, NULL),
+         clsErrorInvalidValue);
+  v = 6;
+  CK_OK(clsLaunchKernel(a.fill, good_g, good_b, args, 0, NULL));
+  CK_OK(clsStreamSynchronize(NULL));
+  dev_expect(d, 6, 64, "d after a good launch behind a rejected one");
+  CK_LAST(clsErrorInvalidValue);
+  CK_LAST(clsSuccess);
+  dev_set(d, 1, 64);
+  v = 5;
   /* The product counts, not each dimension alone. */
   if (maxb >= 2 && (unsigned)p.maxThreadsDim[1] >= 2) {
     unsigned bx = maxb < (unsigned)p.maxThreadsDim[0]
@@ -378,7 +391,7 @@ START_TEST(launch_invalid_configuration) {
     clsDim3 prod = {bx, (maxb / bx) + 1, 1};
     if (prod.y <= (unsigned)p.maxThreadsDim[1])
       CK_CLS(clsLaunchKernel(a.fill, good_g, prod, args, 0, NULL),
-             clsErrorInvalidConfiguration);
+             clsErrorInvalidValue);
   }
   /* A dimension above its own limit. */
   for (int k = 0; k < 3; ++k) {
@@ -388,7 +401,7 @@ START_TEST(launch_invalid_configuration) {
     if (k == 1) b.y = lim;
     if (k == 2) b.z = lim;
     CK_CLS(clsLaunchKernel(a.fill, good_g, b, args, 0, NULL),
-           clsErrorInvalidConfiguration);
+           clsErrorInvalidValue);
   }
   CK_OK(clsDeviceSynchronize());
   dev_expect(d, 1, 64, "d after rejected launches");

@@ -65,7 +65,10 @@ clsError_t cls__b_init(void) {
      * reports clsErrorNoDevice).  Anything else is a real failure. */
     clsError_t e = cls__cuda_error(CLS__CUDART, (int)r, NULL);
     (void)cudaGetLastError();
-    if (r == cudaErrorNoDevice || e == clsErrorInitializationError) {
+    if (e == clsErrorNoDevice || e == clsErrorInitializationError ||
+        e == clsErrorCudartUnloading || e == clsErrorStubLibrary ||
+        e == clsErrorInsufficientDriver ||
+        e == clsErrorCallRequiresNewerDriver) {
       cls__cuda_ndevices = 0;
       return clsSuccess;
     }

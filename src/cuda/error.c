@@ -3,77 +3,17 @@
  * file of the backend goes through cls__cuda_error or cls__cuda_rt. */
 #include "cuda_be.h"
 
-/* clsError_t copies cudaError_t's numbers for the names it has; this folds
- * the codes clstream does not distinguish into those. */
+/* clsError_t copies cudaError_t's numbers (and CUresult's agree for the
+ * codes that reach here), so a code it lists passes on unchanged, as CUDA
+ * returns it; the few others fold into the nearest listed code. */
 static clsError_t cls__cuda_map(int code) {
+  if (cls__error_listed(code)) return (clsError_t)code;
   switch (code) {
-  case cudaSuccess:
-    return clsSuccess;
-  case cudaErrorInvalidValue:
-  case cudaErrorInvalidPitchValue:
-  case cudaErrorInvalidSymbol:
-  case cudaErrorInvalidHostPointer:
-    return clsErrorInvalidValue;
-  case cudaErrorMemoryAllocation:
-    return clsErrorMemoryAllocation;
-  case cudaErrorInitializationError:
-  case cudaErrorCudartUnloading:
-  case cudaErrorStubLibrary:
-  case cudaErrorInsufficientDriver:
-  case cudaErrorCallRequiresNewerDriver:
-    return clsErrorInitializationError;
-  case cudaErrorInvalidConfiguration:
-    return clsErrorInvalidConfiguration;
-  case cudaErrorInvalidDevicePointer:
-    return clsErrorInvalidDevicePointer;
-  case cudaErrorInvalidMemcpyDirection:
-    return clsErrorInvalidMemcpyDirection;
-  case cudaErrorNoDevice:
-    return clsErrorNoDevice;
-  case cudaErrorInvalidDevice:
-    return clsErrorInvalidDevice;
-  case cudaErrorDevicesUnavailable: /* compute mode prohibited, or busy */
-  case cudaErrorDeviceAlreadyInUse:
-    return clsErrorNotSupported;
-  case cudaErrorInvalidDeviceFunction:
-  case cudaErrorDeviceUninitialized:
-  case cudaErrorInvalidResourceHandle:
-  case cudaErrorContextIsDestroyed:
-    return clsErrorInvalidResourceHandle;
-  case cudaErrorInvalidKernelImage:
-  case cudaErrorNoKernelImageForDevice:
-  case cudaErrorInvalidPtx:
-  case cudaErrorJitCompilerNotFound:
-  case cudaErrorUnsupportedPtxVersion:
-  case cudaErrorJitCompilationDisabled:
-  case cudaErrorSharedObjectSymbolNotFound:
-  case cudaErrorSharedObjectInitFailed:
-    return clsErrorInvalidKernelImage;
-  case cudaErrorInvalidSource:
-    return clsErrorInvalidSource;
-  case cudaErrorIllegalState:
-    return clsErrorIllegalState;
-  case cudaErrorSymbolNotFound:
-    return clsErrorSymbolNotFound;
-  case cudaErrorNotReady:
-    return clsErrorNotReady;
-  case cudaErrorLaunchOutOfResources:
-    return clsErrorLaunchOutOfResources;
-  case cudaErrorECCUncorrectable:
-  case cudaErrorIllegalAddress:
-  case cudaErrorLaunchTimeout:
-  case cudaErrorAssert:
-  case cudaErrorHardwareStackError:
-  case cudaErrorIllegalInstruction:
-  case cudaErrorMisalignedAddress:
-  case cudaErrorInvalidAddressSpace:
-  case cudaErrorInvalidPc:
-  case cudaErrorLaunchFailure:
+  case 53: /* PriorLaunchFailure */
     return clsErrorLaunchFailure;
-  case cudaErrorNotPermitted:
-    return clsErrorNotPermitted;
-  case cudaErrorNotSupported:
-    return clsErrorNotSupported;
+  case 220: /* NvlinkUncorrectable */
+  case 226: /* Contained */
+    return clsErrorECCUncorrectable;
   default:
     return clsErrorUnknown;
   }

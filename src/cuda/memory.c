@@ -7,8 +7,16 @@ clsError_t cls__b_malloc(int dev, size_t size, void **out) {
   return cls__cuda_rt(cudaMalloc(out, size), "cudaMalloc");
 }
 
-void cls__b_free(int dev, void *p) {
-  if (cls__cuda_use(dev) == clsSuccess) (void)cudaFree(p);
+/* cudaFree and cudaFreeHost wait for the device themselves. */
+clsError_t cls__b_free_wait(int dev) {
+  (void)dev;
+  return clsSuccess;
+}
+
+clsError_t cls__b_free(int dev, void *p) {
+  clsError_t e = cls__cuda_use(dev);
+  if (e != clsSuccess) return e;
+  return cls__cuda_rt(cudaFree(p), "cudaFree");
 }
 
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
@@ -18,8 +26,10 @@ clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
   return cls__cuda_rt(cudaMallocHost(out, size), "cudaMallocHost");
 }
 
-void cls__b_free_host(int dev, void *p) {
-  if (cls__cuda_use(dev) == clsSuccess) (void)cudaFreeHost(p);
+clsError_t cls__b_free_host(int dev, void *p) {
+  clsError_t e = cls__cuda_use(dev);
+  if (e != clsSuccess) return e;
+  return cls__cuda_rt(cudaFreeHost(p), "cudaFreeHost");
 }
 
 /* clsMemcpyKind's values equal cudaMemcpyKind's. */
@@ -30,17 +40,22 @@ _Static_assert(clsMemcpyHostToHost == (int)cudaMemcpyHostToHost &&
                    clsMemcpyDefault == (int)cudaMemcpyDefault,
                "clsMemcpyKind must equal cudaMemcpyKind");
 
+/* Each call forwards to its CUDA twin, which decides what the host waits
+ * for: cudaMemcpy and cudaMemset for the synchronous calls (on the legacy
+ * stream), cudaMemcpyAsync and cudaMemsetAsync (which stages pageable
+ * sources and completes copies into pageable memory itself) for the
+ * others.  The low bits of `mode`, the front's reading of CUDA's rules,
+ * are what the runtime does anyway. */
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,
                          clsMemcpyKind kind, int mode) {
-  /* CLS__COPY_STAGE: the CUDA runtime stages pageable memory itself. */
   clsError_t e = cls__cuda_use(s->dev);
   if (e != clsSuccess) return e;
-  e = cls__cuda_rt(
+  if (mode & CLS__COPY_SYNC_CALL)
+    return cls__cuda_rt(cudaMemcpy(dst, src, n, (enum cudaMemcpyKind)kind),
+                        "cudaMemcpy");
+  return cls__cuda_rt(
       cudaMemcpyAsync(dst, src, n, (enum cudaMemcpyKind)kind, s->s),
       "cudaMemcpyAsync");
-  if (e == clsSuccess && mode == CLS__COPY_BLOCKING)
-    e = cls__cuda_rt(cudaStreamSynchronize(s->s), "cudaStreamSynchronize");
-  return e;
 }
 
 /* Every device reaches every other's memory through unified addressing,
@@ -54,11 +69,10 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
 }
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
-                         int blocking) {
+                         int mode) {
   clsError_t e = cls__cuda_use(s->dev);
   if (e != clsSuccess) return e;
-  e = cls__cuda_rt(cudaMemsetAsync(dst, value, n, s->s), "cudaMemsetAsync");
-  if (e == clsSuccess && blocking)
-    e = cls__cuda_rt(cudaStreamSynchronize(s->s), "cudaStreamSynchronize");
-  return e;
+  if (mode & CLS__COPY_SYNC_CALL)
+    return cls__cuda_rt(cudaMemset(dst, value, n), "cudaMemset");
+  return cls__cuda_rt(cudaMemsetAsync(dst, value, n, s->s), "cudaMemsetAsync");
 }

@@ -21,8 +21,9 @@ clsError_t cls__b_malloc(int dev, size_t size, void **out) {
   return clsSuccess;
 }
 
-void cls__b_free(int dev, void *p) {
+clsError_t cls__b_free(int dev, void *p) {
   clSVMFree(cls__ocl_device_get(dev)->ctx, p);
+  return clsSuccess;
 }
 
 /* Host memory for async copies: page-locked where the driver can give it,
@@ -68,7 +69,7 @@ clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
   return clsSuccess;
 }
 
-void cls__b_free_host(int dev, void *p) {
+clsError_t cls__b_free_host(int dev, void *p) {
   (void)dev;
   pthread_mutex_lock(&cls__pinned_lock);
   cls__pinned **at = &cls__pinned_list;
@@ -76,7 +77,7 @@ void cls__b_free_host(int dev, void *p) {
   cls__pinned *pn = *at;
   if (pn) *at = pn->next;
   pthread_mutex_unlock(&cls__pinned_lock);
-  if (!pn) return;
+  if (!pn) return clsSuccess;
   /* The buffer goes once the unmap is done (OpenCL defers a released
    * object's deletion until the commands that use it finish).  A buffer
    * released while still mapped keeps its host memory (PoCL), so a failed
@@ -92,6 +93,7 @@ void cls__b_free_host(int dev, void *p) {
   }
   clReleaseMemObject(pn->buf);
   free(pn);
+  return clsSuccess;
 }
 
 /* Finishes an enqueue begun with cls__ocl_begin and, if `blocking`,
@@ -121,6 +123,7 @@ static void cls__staging_run(cls__ocl_job *j) {
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                          size_t n, clsMemcpyKind kind, int mode) {
   (void)kind; /* SVM copies take any mix of SVM and host pointers */
+  mode &= CLS__COPY_HOW; /* OpenCL has no synchronous call of its own */
   cls__staging *staging = NULL;
   if (mode == CLS__COPY_STAGE) {
     staging = n <= SIZE_MAX - sizeof *staging ? malloc(sizeof *staging + n)
@@ -150,7 +153,7 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
 }
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
-                         int blocking) {
+                         int mode) {
   unsigned char v = (unsigned char)value;
   cls__ocl_batch b;
   cl_event ev = NULL;
@@ -160,7 +163,9 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   b.work = 1;
   cl_int err =
       clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list, &ev);
-  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");
+  return cls__finish_cmd(s, &b, err, ev,
+                         (mode & CLS__COPY_HOW) == CLS__COPY_BLOCKING,
+                         "clEnqueueSVMMemFill");
 }
 
 /* ---- Copies across OpenCL contexts -------------------------------------- */
@@ -240,6 +245,7 @@ static clsError_t cls__legacy_position(cls__ocl_device *d, cls__bevent **out) {
 clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
                                 const void *src, int src_dev, size_t n,
                                 int mode) {
+  mode &= CLS__COPY_HOW;
   cls__across *x = calloc(1, sizeof *x);
   cls__staging *stage =
       n <= SIZE_MAX - sizeof *stage ? malloc(sizeof *stage + n) : NULL;

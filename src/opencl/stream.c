@@ -258,18 +258,29 @@ static void cls__orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
   d->norphans++;
 }
 
-/* Adds to b (retained) t's newest command and its waits that no command
- * has consumed yet, where not complete; returns whether there were any.
- * A failed command counts as not complete: work ordered after it fails
- * too, whether it was enqueued before or after the failure happened.
- * Under t->last_lock. */
-static int cls__gather_stream(cls__bstream *t, cls__ocl_batch *b) {
-  int pending = 0;
+/* Folds execution status st into *worst: a failure beats "not yet"
+ * (> 0), which beats CL_COMPLETE. */
+static void cls__fold_status(cl_int *worst, cl_int st) {
+  if (st < 0 ? *worst >= 0 : st > CL_COMPLETE && *worst == CL_COMPLETE)
+    *worst = st;
+}
+
+/* Adds to b (retained; b may be NULL, to look only) t's newest command
+ * and its waits that no command has consumed yet, where not complete;
+ * returns their worst status (CL_COMPLETE when there are none).  A failed
+ * command counts as not complete: work ordered after it fails too,
+ * whether it was enqueued before or after the failure happened.  Under
+ * t->last_lock. */
+static cl_int cls__gather_stream(cls__bstream *t, cls__ocl_batch *b) {
+  cl_int worst = CL_COMPLETE;
   if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
-    if (cls__ocl_status(t->last) != CL_COMPLETE) {
-      clRetainEvent(t->last);
-      cls__batch_push(b, t->last);
-      pending = 1;
+    cl_int st = cls__ocl_status(t->last);
+    if (st != CL_COMPLETE) {
+      if (b) {
+        clRetainEvent(t->last);
+        cls__batch_push(b, t->last);
+      }
+      cls__fold_status(&worst, st);
     } else {
       atomic_store_explicit(&t->last_done, 1, memory_order_release);
     }
@@ -278,26 +289,35 @@ static int cls__gather_stream(cls__bstream *t, cls__ocl_batch *b) {
    * too (as CUDA has it: legacy work waits for it).  Once all of them are
    * complete, has_waits lets the hot paths skip them. */
   int waiting = 0;
-  for (unsigned w = 0; w < t->nwaits; ++w)
-    if (cls__ocl_status(t->waits[w]) != CL_COMPLETE) {
-      clRetainEvent(t->waits[w]);
-      cls__batch_push(b, t->waits[w]);
+  for (unsigned w = 0; w < t->nwaits; ++w) {
+    cl_int st = cls__ocl_status(t->waits[w]);
+    if (st != CL_COMPLETE) {
+      if (b) {
+        clRetainEvent(t->waits[w]);
+        cls__batch_push(b, t->waits[w]);
+      }
+      cls__fold_status(&worst, st);
       waiting = 1;
     }
+  }
   if (!waiting) atomic_store_explicit(&t->has_waits, 0, memory_order_release);
-  return pending || waiting;
+  return worst;
 }
 
-/* Adds to b the newest commands of the device's blocking streams (and of
- * destroyed blocking streams) that are not yet complete, and drops those
- * that are from the busy list: the cost is proportional to the streams
- * with unfinished work. */
-static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
+/* Adds to b (or, with b NULL, only looks at) the newest commands of the
+ * device's blocking streams (and of destroyed blocking streams) that are
+ * not yet complete, and drops those that are from the busy list: the cost
+ * is proportional to the streams with unfinished work.  Returns their
+ * worst status, as cls__gather_stream does. */
+static cl_int cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
+  cl_int worst = CL_COMPLETE;
   pthread_mutex_lock(&d->busy_lock);
   for (unsigned i = 0; i < d->nbusy;) {
     cls__bstream *t = d->busy[i];
     pthread_mutex_lock(&t->last_lock);
-    int keep = cls__gather_stream(t, b);
+    cl_int st = cls__gather_stream(t, b);
+    int keep = st != CL_COMPLETE;
+    cls__fold_status(&worst, st);
     if (!keep) t->in_busy = 0;
     pthread_mutex_unlock(&t->last_lock);
     if (keep)
@@ -308,10 +328,14 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   for (unsigned i = 0; i < d->norphans;) {
     struct cls__ocl_orphan *o = &d->orphans[i];
     /* A failed orphan stays until clsDeviceSynchronize reports it. */
-    if (cls__ocl_status(o->ev) != CL_COMPLETE) {
+    cl_int st = cls__ocl_status(o->ev);
+    if (st != CL_COMPLETE) {
       if (o->blocking) {
-        clRetainEvent(o->ev);
-        cls__batch_push(b, o->ev);
+        if (b) {
+          clRetainEvent(o->ev);
+          cls__batch_push(b, o->ev);
+        }
+        cls__fold_status(&worst, st);
       }
       ++i;
     } else {
@@ -320,6 +344,7 @@ static void cls__gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
     }
   }
   pthread_mutex_unlock(&d->busy_lock);
+  return worst;
 }
 
 /* Adds to b the legacy stream's pending work. */
@@ -570,9 +595,31 @@ static void cls__mark_done(cls__bstream *s, cl_event ev) {
   pthread_mutex_unlock(&s->last_lock);
 }
 
+/* Blocks until the blocking streams' work that legacy-stream work issued
+ * now would wait for is done: the legacy stream's state includes it, as
+ * CUDA's does (cudaStreamSynchronize(0) waits for a busy blocking stream
+ * even when stream 0 itself is idle). */
+static clsError_t cls__wait_blocking(cls__ocl_device *d) {
+  cls__ocl_batch b;
+  cls__batch_init(&b);
+  cls__gather_blocking(d, &b);
+  clsError_t e = clsSuccess;
+  for (cl_uint i = 0; i < b.n; ++i) {
+    clsError_t r = cls__ocl_wait(b.list[i], 0);
+    if (e == clsSuccess) e = r;
+    clReleaseEvent(b.list[i]);
+  }
+  if (b.list != b.small) free(b.list);
+  return e;
+}
+
 clsError_t cls__b_stream_sync(cls__bstream *s) {
   clsError_t e = cls__materialize_waits(s);
   if (e != clsSuccess) return e;
+  if (s->role == CLS__ROLE_LEGACY) {
+    e = cls__wait_blocking(s->dev);
+    if (e != clsSuccess) return e;
+  }
   cl_event ev = cls__last(s);
   if (!ev) return clsSuccess;
   e = cls__ocl_wait(ev, 0);
@@ -581,10 +628,20 @@ clsError_t cls__b_stream_sync(cls__bstream *s) {
   return e;
 }
 
+/* The legacy stream's query once its own work is done: the blocking
+ * streams' work it would wait for counts too (as cudaStreamQuery(0) has
+ * it), at a cost proportional to the streams with unfinished work. */
+static clsError_t cls__query_blocking(cls__bstream *s) {
+  if (s->role != CLS__ROLE_LEGACY) return clsSuccess;
+  cl_int st = cls__gather_blocking(s->dev, NULL);
+  if (st < 0) return cls__ocl_failed(st);
+  return st == CL_COMPLETE ? clsSuccess : clsErrorNotReady;
+}
+
 clsError_t cls__b_stream_query(cls__bstream *s) {
   if (atomic_load_explicit(&s->last_done, memory_order_acquire) &&
       !atomic_load_explicit(&s->has_waits, memory_order_acquire))
-    return clsSuccess;
+    return cls__query_blocking(s);
   /* A pending wait makes the stream not ready; a failed one fails it.
    * last_lock, not the enqueue lock: writers of both hold both. */
   cl_int st = CL_COMPLETE;
@@ -602,7 +659,7 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
   }
   pthread_mutex_unlock(&s->last_lock);
   if (st < 0) return cls__ocl_failed(st);
-  return st == CL_COMPLETE ? clsSuccess : clsErrorNotReady;
+  return st == CL_COMPLETE ? cls__query_blocking(s) : clsErrorNotReady;
 }
 
 /* ---- Waiting on events ------------------------------------------------ */
@@ -871,6 +928,14 @@ clsError_t cls__b_device_sync(int dev) {
   clsError_t e = cls__device_wait_all(d);
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_write();
   return e;
+}
+
+/* clsFree waits as clsDeviceSynchronize does, without writing the trace. */
+clsError_t cls__b_free_wait(int dev) {
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  if (atomic_load_explicit(&d->opened, memory_order_acquire) != 1)
+    return clsSuccess;
+  return cls__device_wait_all(d);
 }
 
 /* Waits for the pending work of every stream of d, live or destroyed:

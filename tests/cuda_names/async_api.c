@@ -69,6 +69,13 @@ int main(void) {
   }
   CUDA_CHECK(q);
   EXPECT(counter >= 1, "the stop event was never seen not ready");
+  /* Printed as CUDA prints it. */
+  EXPECT(strcmp(cudaGetErrorName(cudaErrorNotReady), "cudaErrorNotReady") == 0,
+         "cudaGetErrorName(cudaErrorNotReady) is %s",
+         cudaGetErrorName(cudaErrorNotReady));
+  EXPECT(strcmp(cudaGetErrorString(cudaErrorNotReady), "device not ready") == 0,
+         "cudaGetErrorString(cudaErrorNotReady) is %s",
+         cudaGetErrorString(cudaErrorNotReady));
   /* A not-ready answer is a state, not an error. */
   CUDA_CHECK(cudaGetLastError());
 

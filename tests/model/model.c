@@ -18,6 +18,15 @@
  *     implicit synchronization (legacy work waits for the newest work of
  *     every blocking stream, destroyed ones included; blocking-stream work
  *     waits for the legacy stream's newest work);
+ *   - what each call waits for is CUDA 13's (SEMANTICS.md): clsMemset of
+ *     device memory and device-to-device clsMemcpy return at once, other
+ *     clsMemcpy calls and clsMemcpyAsync into pageable memory return when
+ *     done, clsFree waits for the whole device and clsMalloc for nothing
+ *     (a call that waits when it should not hangs behind a held gate,
+ *     which fails the seed); querying or synchronizing the legacy stream
+ *     covers the blocking streams' work that legacy work issued then
+ *     would wait for; a launch with a bad configuration returns
+ *     InvalidValue and is not sticky;
  *   - a node MUST be complete once a synchronization (or a query that
  *     returned clsSuccess) covered it or a descendant: NotReady is then a
  *     failure;
@@ -94,8 +103,8 @@ enum opkind {
   OP_H2D_PAGE,    /* clsMemcpyAsync from pageable memory (staged) */
   OP_D2H_PAGE,    /* clsMemcpyAsync into pageable memory (blocks) */
   OP_MEMSET,      /* clsMemsetAsync on s */
-  OP_SYNC_COPY,   /* clsMemcpy (legacy stream, blocks) */
-  OP_SYNC_SET,    /* clsMemset (legacy stream, blocks) */
+  OP_SYNC_COPY,   /* clsMemcpy (legacy stream; blocks unless D2D) */
+  OP_SYNC_SET,    /* clsMemset (legacy stream, returns at once) */
   OP_RECORD,      /* clsEventRecord(e, s) */
   OP_WAIT,        /* clsStreamWaitEvent(s, e, 0) */
   OP_HOSTFN,      /* clsLaunchHostFunc / clsStreamAddCallback on s */
@@ -111,6 +120,9 @@ enum opkind {
   OP_SDESTROY,    /* clsStreamDestroy(slot s) */
   OP_ECREATE,     /* clsEventCreateWithFlags into slot e */
   OP_EDESTROY,    /* clsEventDestroy(slot e) */
+  OP_MALLOC,      /* clsMalloc of the scratch allocation (never waits) */
+  OP_FREE,        /* clsFree of it (waits for the whole device) */
+  OP_BADLAUNCH,   /* a launch with a bad configuration (InvalidValue) */
   OP_COUNT
 };
 
@@ -215,6 +227,8 @@ typedef struct model {
     gate *g;
     int held, node;
   } gt[NGATE];
+  int scratch;       /* the scratch allocation exists */
+  void *scratch_ptr; /* (exec only) */
   gate **allgates;
   int nallgates;
   hctx **hcs;
@@ -449,6 +463,42 @@ static void expect_query(model *m, int n, clsError_t got, const char *what) {
   }
 }
 
+/* Checks a query's answer for a set of nodes (closed under ancestry): the
+ * legacy stream's state, which includes the blocking streams' work that
+ * legacy work issued now would wait for. */
+static void expect_query_set(model *m, const uint64_t *anc, clsError_t got,
+                             const char *what) {
+  if (!m->exec) return;
+  int all_done = 1;
+  for (int i = 0; i < m->nnodes && all_done; ++i)
+    if (bit(anc, i) && !done(m, i)) all_done = 0;
+  int held = blocked_set(m, anc, -1);
+  if (all_done)
+    g_must_ok++;
+  else if (held)
+    g_must_notready++;
+  else
+    g_open++;
+  if (got == clsSuccess) {
+    if (held) {
+      fail(m, "%s returned clsSuccess, but a held gate (host function) "
+              "is still ahead of the work it covers",
+           what);
+      return;
+    }
+    for (int i = 0; i < m->nnodes; ++i)
+      if (bit(anc, i)) m->nodes[i].obs = 1;
+    verify(m, what);
+  } else if (got == clsErrorNotReady) {
+    if (all_done)
+      fail(m, "%s returned clsErrorNotReady, but the model says the work it "
+              "covers must be complete",
+           what);
+  } else {
+    fail(m, "%s returned %s", what, clsGetErrorName(got));
+  }
+}
+
 static void expect_ok(model *m, clsError_t got, const char *what) {
   if (m->exec && got != clsSuccess)
     fail(m, "%s returned %s, expected clsSuccess", what, clsGetErrorName(got));
@@ -618,6 +668,20 @@ static void op_text(const op *o, char *t, size_t n) {
   case OP_EDESTROY:
     snprintf(t, n, "clsEventDestroy(e%d);", o->e);
     break;
+  case OP_MALLOC:
+    snprintf(t, n, "clsMalloc(&scratch, 4096);  /* never waits */");
+    break;
+  case OP_FREE:
+    snprintf(t, n, "clsFree(scratch);  /* waits for the device */");
+    break;
+  case OP_BADLAUNCH:
+    snprintf(t, n,
+             "model_fill<<<%s>>> with a %s  /* InvalidValue, not sticky */",
+             S,
+             o->v % 3 == 0   ? "zero grid dimension"
+             : o->v % 3 == 1 ? "zero block dimension"
+                             : "block above maxThreadsPerBlock");
+    break;
   }
 }
 
@@ -655,11 +719,13 @@ static int valid(model *m, const op *o, uint64_t *a) {
   case OP_SYNC_COPY:
     if (o->b == o->b2) return 0;
     deps(m, 0, -1, a, 0);
+    /* Device to device returns at once; a copy that touches host memory
+     * returns when done, so it may not be ordered behind a held gate. */
     return can_write(m, o->b, a) && can_read(m, o->b2, a) &&
-           !blocked_set(m, a, -1);
+           ((o->b < NDEV && o->b2 < NDEV) || !blocked_set(m, a, -1));
   case OP_SYNC_SET:
     deps(m, 0, -1, a, 0);
-    return can_write(m, o->b, a) && !blocked_set(m, a, -1);
+    return can_write(m, o->b, a); /* returns at once */
   case OP_RECORD:
     if (!m->st[s].alive || !m->ev[o->e].alive) return 0;
     deps(m, s, -1, a, 0);
@@ -685,6 +751,10 @@ static int valid(model *m, const op *o, uint64_t *a) {
   case OP_SEVENT:
     return m->ev[o->e].alive && !blocked(m, m->ev[o->e].node);
   case OP_SSTREAM:
+    if (s == 0) { /* covers the blocking streams' work too */
+      deps(m, 0, -1, a, 0);
+      return !blocked_set(m, a, -1);
+    }
     return m->st[s].alive && !blocked(m, m->st[s].last);
   case OP_SDEVICE:
     for (int g = 0; g < NGATE; ++g)
@@ -700,6 +770,15 @@ static int valid(model *m, const op *o, uint64_t *a) {
     return !m->ev[o->e].alive;
   case OP_EDESTROY:
     return m->ev[o->e].alive;
+  case OP_MALLOC:
+    return !m->scratch;
+  case OP_FREE:
+    if (!m->scratch) return 0;
+    for (int g = 0; g < NGATE; ++g)
+      if (m->gt[g].held) return 0;
+    return 1;
+  case OP_BADLAUNCH:
+    return m->st[s].alive;
   }
   return 0;
 }
@@ -817,12 +896,13 @@ static void exec_op(model *m, const op *o) {
   }
   case OP_SYNC_COPY:
     if (x)
-      r = clsMemcpy(d, bufptr(o->b2), N * sizeof(unsigned), clsMemcpyDefault);
+      r = clsMemcpy(bufptr(o->b), bufptr(o->b2), N * sizeof(unsigned),
+                    clsMemcpyDefault);
     n = new_node(m, 0, N_CMD, a);
     memcpy(m->buf[o->b].exp, m->buf[o->b2].exp, sizeof m->buf[o->b].exp);
     note_read(m, o->b2, n);
     note_write(m, o->b, n);
-    mark(m, n, 1);
+    if (o->b >= NDEV || o->b2 >= NDEV) mark(m, n, 1); /* touches the host */
     break;
   case OP_SYNC_SET:
     if (x) r = clsMemset(d, (int)(o->v & 0xff), N * sizeof(unsigned));
@@ -830,7 +910,6 @@ static void exec_op(model *m, const op *o) {
     for (int i = 0; i < N; ++i)
       m->buf[o->b].exp[i] = (o->v & 0xff) * 0x01010101u;
     note_write(m, o->b, n);
-    mark(m, n, 1);
     break;
   case OP_RECORD:
     if (x) r = clsEventRecord(m->ev[o->e].h, sh);
@@ -890,7 +969,12 @@ static void exec_op(model *m, const op *o) {
     if (x) expect_query(m, m->ev[o->e].node, clsEventQuery(m->ev[o->e].h), what);
     return;
   case OP_QSTREAM:
-    if (x) expect_query(m, m->st[s].last, clsStreamQuery(sh), what);
+    if (x && s == 0) {
+      deps(m, 0, -1, a, 0); /* what legacy work issued now would wait for */
+      expect_query_set(m, a, clsStreamQuery(sh), what);
+    } else if (x) {
+      expect_query(m, m->st[s].last, clsStreamQuery(sh), what);
+    }
     return;
   case OP_SEVENT:
     if (x) r = clsEventSynchronize(m->ev[o->e].h);
@@ -898,7 +982,12 @@ static void exec_op(model *m, const op *o) {
     break;
   case OP_SSTREAM:
     if (x) r = clsStreamSynchronize(sh);
-    mark(m, m->st[s].last, 1);
+    if (s == 0) { /* valid() left the legacy stream's whole set in a */
+      for (int i = 0; i < m->nnodes; ++i)
+        if (bit(a, i)) m->nodes[i].sure = 1;
+    } else {
+      mark(m, m->st[s].last, 1);
+    }
     break;
   case OP_SDEVICE:
     if (x) r = clsDeviceSynchronize();
@@ -956,11 +1045,45 @@ static void exec_op(model *m, const op *o) {
     if (x) r = clsEventDestroy(m->ev[o->e].h);
     m->ev[o->e].alive = 0;
     break;
+  case OP_MALLOC:
+    if (x) r = clsMalloc(&m->scratch_ptr, 4096);
+    m->scratch = 1;
+    break;
+  case OP_FREE:
+    if (x) r = clsFree(m->scratch_ptr);
+    m->scratch = 0;
+    m->scratch_ptr = NULL;
+    for (int i = 0; i < m->nnodes; ++i) m->nodes[i].sure = 1;
+    break;
+  case OP_BADLAUNCH: {
+    if (!x) return;
+    clsDim3 g = grid, b = block;
+    if (o->v % 3 == 0)
+      g.y = 0;
+    else if (o->v % 3 == 1)
+      b.x = 0;
+    else
+      b.x = 1u << 30; /* above every device's maxThreadsPerBlock */
+    void *args[] = {&d, (void *)&o->v, &nn};
+    (void)clsGetLastError();
+    r = clsLaunchKernel(g_fill, g, b, args, 0, sh);
+    if (r != clsErrorInvalidValue)
+      fail(m, "%s returned %s, expected clsErrorInvalidValue", what,
+           clsGetErrorName(r));
+    else if ((r = clsGetLastError()) != clsErrorInvalidValue)
+      fail(m, "%s: the last error is %s, expected clsErrorInvalidValue",
+           what, clsGetErrorName(r));
+    else if ((r = clsPeekAtLastError()) != clsSuccess)
+      fail(m, "%s: the error is sticky (%s after it was read)", what,
+           clsGetErrorName(r));
+    return; /* nothing enqueued, no node */
+  }
   }
   expect_ok(m, r, what);
   if (x && !m->failed &&
       (o->k == OP_SEVENT || o->k == OP_SSTREAM || o->k == OP_SDEVICE ||
-       o->k == OP_SYNC_COPY || o->k == OP_SYNC_SET || o->k == OP_D2H_PAGE))
+       o->k == OP_SYNC_COPY || o->k == OP_SYNC_SET || o->k == OP_D2H_PAGE ||
+       o->k == OP_FREE))
     verify(m, what);
 }
 
@@ -972,7 +1095,8 @@ static const int weights[OP_COUNT] = {
     [OP_SYNC_SET] = 1, [OP_RECORD] = 14,  [OP_WAIT] = 10,    [OP_HOSTFN] = 6,
     [OP_GATE] = 5,    [OP_RELEASE] = 6,  [OP_QEVENT] = 10,  [OP_QSTREAM] = 7,
     [OP_SEVENT] = 4,  [OP_SSTREAM] = 4,  [OP_SDEVICE] = 1,  [OP_ELAPSED] = 2,
-    [OP_SCREATE] = 2, [OP_SDESTROY] = 1, [OP_ECREATE] = 2,  [OP_EDESTROY] = 1};
+    [OP_SCREATE] = 2, [OP_SDESTROY] = 1, [OP_ECREATE] = 2,  [OP_EDESTROY] = 1,
+    [OP_MALLOC] = 1,  [OP_FREE] = 1,     [OP_BADLAUNCH] = 1};
 
 static int pick_stream(rng *r) {
   int x = rint_(r, 20);
@@ -1101,6 +1225,7 @@ static void epilogue(model *m) {
   clsError_t r = clsDeviceSynchronize();
   if (r != clsSuccess)
     fail(m, "final clsDeviceSynchronize returned %s", clsGetErrorName(r));
+  if (m->scratch) expect_ok(m, clsFree(m->scratch_ptr), "clsFree(scratch)");
   for (int i = 0; i < m->nnodes; ++i) m->nodes[i].sure = 1;
   for (int b = 0; b < NBUF; ++b) m->buf[b].dirty = 1;
   verify(m, "after the final clsDeviceSynchronize");
