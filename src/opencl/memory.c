@@ -120,6 +120,30 @@ static void cls__staging_run(cls__ocl_job *j) {
   cls__ocl_watch_done((cls__ocl_watch *)j); /* frees the staging copy */
 }
 
+/* Enqueues an SVM copy of n bytes on s and, if `blocking`, waits for it.
+ * With `stage` (holding the source) the stage is freed once the copy
+ * completes or fails; where the enqueue itself fails, *enqueued is 0 and
+ * the stage stays the caller's. */
+static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst,
+                                    const void *src, size_t n,
+                                    cls__staging *stage, int blocking,
+                                    int *enqueued) {
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cls__ocl_begin(s, &b);
+  b.what = "memcpy";
+  b.cat = "copy";
+  b.work = 1;
+  cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, src, n, b.n, b.list,
+                                  &ev);
+  *enqueued = err == CL_SUCCESS;
+  if (stage && err == CL_SUCCESS) {
+    stage->watch.job.run = cls__staging_run;
+    cls__ocl_watch_event(&stage->watch, ev); /* frees it when done */
+  }
+  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemcpy");
+}
+
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                          size_t n, clsMemcpyKind kind, int mode) {
   (void)kind; /* SVM copies take any mix of SVM and host pointers */
@@ -130,26 +154,16 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                                               : NULL;
     if (staging) {
       memcpy(staging->data, src, n);
-      staging->watch.job.run = cls__staging_run;
     } else {
       mode = CLS__COPY_BLOCKING; /* no room to stage: wait instead */
     }
   }
-  cls__ocl_batch b;
-  cl_event ev = NULL;
-  cls__ocl_begin(s, &b);
-  b.what = "memcpy";
-  b.cat = "copy";
-  b.work = 1;
-  cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst,
-                                  staging ? staging->data : src, n, b.n,
-                                  b.list, &ev);
-  if (staging && err == CL_SUCCESS)
-    cls__ocl_watch_event(&staging->watch, ev); /* frees it when done */
-  else
-    free(staging);
-  return cls__finish_cmd(s, &b, err, ev, mode == CLS__COPY_BLOCKING,
-                         "clEnqueueSVMMemcpy");
+  int enqueued;
+  clsError_t r = cls__enqueue_copy(s, dst, staging ? staging->data : src, n,
+                                   staging, mode == CLS__COPY_BLOCKING,
+                                   &enqueued);
+  if (!enqueued) free(staging);
+  return r;
 }
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
@@ -295,19 +309,9 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
   /* From here on the job owns x (and the stage, unless a copy below
    * reads it: that copy's watch frees it then). */
   if (dst_local_dev) {
-    cls__ocl_batch b;
-    cl_event ev = NULL;
-    cls__ocl_begin(s, &b);
-    b.what = "memcpy";
-    b.cat = "copy";
-    b.work = 1;
-    cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, stage->data, n, b.n,
-                                    b.list, &ev);
-    stage->watch.job.run = cls__staging_run;
-    if (err == CL_SUCCESS)
-      cls__ocl_watch_event(&stage->watch, ev); /* frees it when done */
-    r = cls__finish_cmd(s, &b, err, ev, 0, "clEnqueueSVMMemcpy");
-    if (err != CL_SUCCESS) {
+    int enqueued;
+    r = cls__enqueue_copy(s, dst, stage->data, n, stage, 0, &enqueued);
+    if (!enqueued) {
       /* The job may still be using the stage: free it once the stream's
        * work so far, the job included, is done. */
       cls__b_stream_sync(s);
