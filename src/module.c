@@ -6,29 +6,43 @@
  * the user's source, keeps the calling thread's last build log, and owns
  * the handles of a module's functions so that unloading the module retires
  * them.
+ *
+ * A module works on every device, as a CUDA runtime kernel does: it is
+ * built for the device current at clsModuleLoadData (so that the build's
+ * errors are that call's), and for any other device on the first launch
+ * there.  Each function keeps one backend function per device, found with
+ * one atomic load on the launch path once built.
  */
 #include "internal.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+typedef struct cls__module cls__module;
+
 typedef struct cls__function {
-  int dev;
-  cls__bfunction *b;
+  cls__module *mod;
+  /* The backend function on each device, NULL until first used there;
+   * written once, under mod->lock. */
+  cls__bfunction *_Atomic *b;
   uintptr_t handle;
   struct cls__function *next; /* the module's list */
   char name[];
 } cls__function;
 
-typedef struct cls__module {
-  int dev;
-  cls__bmodule *b;
-  pthread_mutex_t lock; /* guards fns and unloaded */
+struct cls__module {
+  int ndev;
+  char *source;  /* the prelude and the user's source */
+  char *options; /* NULL for none */
+  pthread_mutex_t lock; /* guards fns, unloaded and building into b */
   int unloaded;
   cls__function *fns;
-} cls__module;
+  /* The backend module on each device, NULL until built there. */
+  cls__bmodule *_Atomic *b;
+};
 
 /* ---- The per-thread build log ----------------------------------------- */
 
@@ -66,6 +80,27 @@ const char *clsGetLastBuildLog(void) {
 
 /* ---- Modules ------------------------------------------------------------ */
 
+/* Frees a module whose functions are retired: its backend modules (and
+ * with them the backend functions), the functions and the source. */
+static void cls__module_free(cls__module *mod) {
+  for (int d = 0; d < mod->ndev; ++d) {
+    cls__bmodule *bm = atomic_load(&mod->b[d]);
+    if (bm) cls__b_module_unload(bm);
+  }
+  cls__function *f = mod->fns;
+  while (f) {
+    cls__function *next = f->next;
+    free(f->b);
+    free(f);
+    f = next;
+  }
+  pthread_mutex_destroy(&mod->lock);
+  free(mod->b);
+  free(mod->source);
+  free(mod->options);
+  free(mod);
+}
+
 clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
                              const char *options) {
   CLS__NOT_IN_HOST_FN();
@@ -91,24 +126,36 @@ clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
   cls__bmodule *bm = NULL;
   char *log = NULL;
   err = cls__b_module_load(dev, full, options, &bm, &log);
-  free(full);
   cls__log_set(log);
-  if (err != clsSuccess) CLS__RETURN(err);
+  if (err != clsSuccess) {
+    free(full);
+    CLS__RETURN(err);
+  }
 
+  int ndev = cls__b_device_count();
   cls__module *mod = calloc(1, sizeof *mod);
-  if (!mod) {
+  if (mod) {
+    mod->b = calloc((size_t)ndev, sizeof *mod->b);
+    mod->options = options ? strdup(options) : NULL;
+  }
+  if (!mod || !mod->b || (options && !mod->options)) {
+    if (mod) {
+      free(mod->b);
+      free(mod->options);
+    }
+    free(mod);
+    free(full);
     cls__b_module_unload(bm);
     CLS__RETURN(cls__reason(clsErrorMemoryAllocation,
                             "out of host memory for a module"));
   }
-  mod->dev = dev;
-  mod->b = bm;
+  mod->ndev = ndev;
+  mod->source = full;
+  atomic_init(&mod->b[dev], bm);
   pthread_mutex_init(&mod->lock, NULL);
   uintptr_t h = cls__handle_new(CLS__KIND_MODULE, mod);
   if (!h) {
-    pthread_mutex_destroy(&mod->lock);
-    free(mod);
-    cls__b_module_unload(bm);
+    cls__module_free(mod);
     CLS__RETURN(cls__reason(clsErrorMemoryAllocation,
                             "the handle table is full"));
   }
@@ -132,15 +179,42 @@ clsError_t clsModuleUnload(clsModule_t m) {
   pthread_mutex_unlock(&mod->lock);
   for (cls__function *g = f; g; g = g->next)
     cls__handle_retire(CLS__KIND_FUNCTION, g->handle);
-  cls__b_module_unload(mod->b);
-  while (f) {
-    cls__function *next = f->next;
-    free(f);
-    f = next;
-  }
-  pthread_mutex_destroy(&mod->lock);
-  free(mod);
+  mod->fns = f;
+  cls__module_free(mod);
   CLS__RETURN(clsSuccess);
+}
+
+/* The backend function of `fn` on device `dev`, building the module for
+ * that device first if it is not yet built there.  Blocks (compiles) the
+ * first time per device. */
+static clsError_t cls__function_on(cls__function *fn, int dev,
+                                   cls__bfunction **out) {
+  cls__module *mod = fn->mod;
+  clsError_t err = clsSuccess;
+  pthread_mutex_lock(&mod->lock);
+  cls__bfunction *bf = atomic_load(&fn->b[dev]);
+  cls__bmodule *bm = atomic_load(&mod->b[dev]);
+  if (!bf && !bm) {
+    char *log = NULL;
+    err = cls__b_module_load(dev, mod->source, mod->options, &bm, &log);
+    cls__log_set(log);
+    if (err != clsSuccess) {
+      err = cls__reason(clsErrorNoKernelImageForDevice,
+                        "kernel '%s': its module does not build for device "
+                        "%d (%s); see clsGetLastBuildLog()",
+                        fn->name, dev, clsGetErrorName(err));
+      bm = NULL;
+    } else {
+      atomic_store(&mod->b[dev], bm);
+    }
+  }
+  if (!bf && bm) {
+    err = cls__b_module_function(bm, fn->name, &bf);
+    if (err == clsSuccess) atomic_store(&fn->b[dev], bf);
+  }
+  pthread_mutex_unlock(&mod->lock);
+  *out = bf;
+  return err;
 }
 
 clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
@@ -169,22 +243,32 @@ clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
   }
   size_t nlen = strlen(name);
   cls__function *fn = malloc(sizeof *fn + nlen + 1);
-  if (!fn) {
+  if (fn) fn->b = calloc((size_t)mod->ndev, sizeof *fn->b);
+  if (!fn || !fn->b) {
+    free(fn);
     err = cls__reason(clsErrorMemoryAllocation,
                       "out of host memory for a function");
     goto out;
   }
-  /* The backend function belongs to the backend module and is freed with
-   * it, even if registering its handle fails below. */
-  err = cls__b_module_function(mod->b, name, &fn->b);
+  /* Looked up on the device the module was built for at load (any one it
+   * is built for), so that an unknown name fails here, as in CUDA. */
+  int dev = 0;
+  while (dev < mod->ndev && !atomic_load(&mod->b[dev])) ++dev;
+  cls__bfunction *bf = NULL;
+  err = cls__b_module_function(atomic_load(&mod->b[dev]), name, &bf);
   if (err != clsSuccess) {
+    free(fn->b);
     free(fn);
     goto out;
   }
-  fn->dev = mod->dev;
+  /* The backend function belongs to the backend module and is freed with
+   * it, even if registering its handle fails below. */
+  atomic_init(&fn->b[dev], bf);
+  fn->mod = mod;
   memcpy(fn->name, name, nlen + 1);
   fn->handle = cls__handle_new(CLS__KIND_FUNCTION, fn);
   if (!fn->handle) {
+    free(fn->b);
     free(fn);
     err = cls__reason(clsErrorMemoryAllocation, "the handle table is full");
     goto out;
@@ -213,7 +297,11 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
   /* A configuration the device cannot run is InvalidValue, as CUDA 13.0
    * returns for all of these (measured; older CUDA documented
    * InvalidConfiguration); like any argument error it is not sticky. */
-  const cls__limits *lim = cls__device_limits(fn->dev);
+  int sdev;
+  cls__bstream *bs;
+  clsError_t err = cls__stream_resolve(s, &sdev, &bs, NULL, NULL);
+  if (CLS__UNLIKELY(err != clsSuccess)) CLS__RETURN(err);
+  const cls__limits *lim = cls__device_limits(sdev);
   if (CLS__UNLIKELY(!grid.x || !grid.y || !grid.z || !block.x || !block.y ||
                     !block.z))
     CLS__RETURN(cls__reason(clsErrorInvalidValue,
@@ -262,14 +350,21 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
                             "CLS_LOCAL arrays in the kernel"));
   }
 
-  int sdev;
-  cls__bstream *bs;
-  clsError_t err = cls__stream_resolve(s, &sdev, &bs, NULL, NULL);
-  if (CLS__UNLIKELY(err != clsSuccess)) CLS__RETURN(err);
-  if (CLS__UNLIKELY(sdev != fn->dev))
+  /* As in CUDA, a kernel runs on any device, but only into a stream of
+   * the current device. */
+  int cur = sdev;
+  if (s != NULL && s != clsStreamLegacy && s != clsStreamPerThread &&
+      (err = cls__current_device(&cur)) != clsSuccess)
+    CLS__RETURN(err);
+  if (CLS__UNLIKELY(sdev != cur))
     CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
-                            "the stream belongs to device %d but the "
-                            "function's module to device %d",
-                            sdev, fn->dev));
-  CLS__RETURN(cls__b_launch(fn->b, grid, block, args, sharedMem, bs));
+                            "the stream belongs to device %d, not to the "
+                            "current device %d",
+                            sdev, cur));
+  cls__bfunction *bf = atomic_load_explicit(&fn->b[sdev],
+                                            memory_order_acquire);
+  if (CLS__UNLIKELY(!bf) &&
+      (err = cls__function_on(fn, sdev, &bf)) != clsSuccess)
+    CLS__RETURN(err);
+  CLS__RETURN(cls__b_launch(bf, grid, block, args, sharedMem, bs));
 }

@@ -566,6 +566,54 @@ START_TEST(parameter_lists_in_many_styles) {
 }
 END_TEST
 
+/* A function works on every device, as a CUDA runtime kernel does: loaded
+ * on device a, it launches on device b (built there on first use) and
+ * still on a; only a stream of the current device takes a launch.  Loop
+ * index 1 gives each device a context of its own (as two platforms'
+ * devices have), so the second build is a real second program. */
+START_TEST(function_on_every_device) {
+  if (!forked_or_skip("function_on_every_device")) return;
+  if (_i == 1) setenv("CLSTREAM_CONTEXT_PER_DEVICE", "1", 1);
+  int a, b;
+  if (!two_devices("function_on_every_device", &a, &b)) return;
+  CK_OK(clsSetDevice(a));
+  arith k;
+  arith_load(&k);
+  clsStream_t sa;
+  CK_OK(clsStreamCreate(&sa));
+  int *da = dev_ints(64);
+  CK_OK(launch_fill(&k, sa, da, 3, 64));
+
+  CK_OK(clsSetDevice(b));
+  int *db = dev_ints(64);
+  CK_OK(launch_fill(&k, NULL, db, 4, 64));
+  clsStream_t sb;
+  CK_OK(clsStreamCreate(&sb));
+  CK_OK(launch_fill(&k, sb, db + 32, 5, 32));
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(db, 4, 32, "b's memory, filled by a's module on b");
+  dev_expect(db + 32, 5, 32, "b's memory, on a created stream of b");
+  /* A stream of a while b is current: CUDA's InvalidResourceHandle. */
+  CK_CLS(launch_fill(&k, sa, da, 9, 64), clsErrorInvalidResourceHandle);
+  CK_LAST(clsErrorInvalidResourceHandle);
+
+  CK_OK(clsSetDevice(a));
+  CK_OK(clsStreamSynchronize(sa));
+  dev_expect(da, 3, 64, "a's memory");
+  CK_OK(launch_fill(&k, NULL, da, 6, 64));
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(da, 6, 64, "a's memory after b used the function");
+  CK_OK(clsStreamDestroy(sa));
+  CK_OK(clsFree(da));
+  CK_OK(clsSetDevice(b));
+  CK_OK(clsStreamDestroy(sb));
+  CK_OK(clsFree(db));
+  /* Unloading frees the module on both devices. */
+  arith_unload(&k);
+  CK_CLS(launch_fill(&k, NULL, db, 1, 1), clsErrorInvalidResourceHandle);
+}
+END_TEST
+
 /* Unloaded modules and their functions -> InvalidResourceHandle; launches
  * already enqueued still run. */
 START_TEST(unload_handles_and_pending_launch) {
@@ -746,6 +794,7 @@ int main(void) {
   tcase_add_test(tc, empty_and_dead_kernels);
   tcase_add_test(tc, block_of_max_threads);
   tcase_add_test(tc, parameter_lists_in_many_styles);
+  tcase_add_loop_test(tc, function_on_every_device, 0, 2);
   tcase_add_test(tc, unload_handles_and_pending_launch);
   tcase_add_test(tc, launch_stream_order);
   tcase_add_test(tc, launch_other_param_types);
