@@ -39,10 +39,12 @@
 #include "kernel_sweep_files.h"
 
 #include <ctype.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum {
   SWEEP_BUF_BYTES = 64 * 1024, /* each pointer parameter's buffer */
@@ -304,8 +306,12 @@ static void read_markers(const char *text, markers *m) {
       }
     } else {
       snprintf(m->bad, sizeof m->bad, "%.60s", p);
-      char *nl = strchr(m->bad, '\n');
-      if (nl) *nl = '\0';
+      char *end = strstr(m->bad, "*/");
+      if (end) *end = '\0';
+      end = strchr(m->bad, '\n');
+      if (end) *end = '\0';
+      for (size_t n = strlen(m->bad); n && m->bad[n - 1] == ' ';)
+        m->bad[--n] = 0;
     }
   }
 }
@@ -655,7 +661,8 @@ typedef struct sweep {
   int failures;
   char first[1024]; /* the first failure, for the assertion message */
   /* Counts. */
-  int modules, repeats, built, expected_errors, skipped;
+  int modules, repeats, built, expected_errors;
+  int skipped; /* modules and kernels */
   int kernels, launched, refused;
 } sweep;
 
@@ -708,6 +715,49 @@ static int device_has_fp64(sweep *w) {
   return w->fp64;
 }
 
+/* ---- Crashes ---------------------------------------------------------- */
+
+/* What the sweep is doing, so that a kernel that crashes the process (as a
+ * wild store does on a CPU device) is named before Check reports the
+ * signal. */
+static char sweep_doing[512];
+static const int sweep_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction sweep_old[4];
+
+static void sweep_crashed(int sig) {
+  static const char msg[] = "FAIL kernel sweep: crashed while ";
+  ssize_t ignored = write(STDERR_FILENO, msg, sizeof msg - 1);
+  ignored = write(STDERR_FILENO, sweep_doing, strlen(sweep_doing));
+  ignored = write(STDERR_FILENO, "\n", 1);
+  (void)ignored;
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void sweep_doing_set(const sweep_src *m, const char *fmt, ...) {
+  int n = snprintf(sweep_doing, sizeof sweep_doing,
+                   "%s:%d (module %d): ", m->file, m->line, m->index);
+  if (n < 0 || (size_t)n >= sizeof sweep_doing) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sweep_doing + n, sizeof sweep_doing - (size_t)n, fmt, ap);
+  va_end(ap);
+}
+
+static void sweep_catch_crashes(int on) {
+  for (int i = 0; i < 4; ++i) {
+    if (on) {
+      struct sigaction sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sa_handler = sweep_crashed;
+      sigemptyset(&sa.sa_mask);
+      sigaction(sweep_signals[i], &sa, &sweep_old[i]);
+    } else {
+      sigaction(sweep_signals[i], &sweep_old[i], NULL);
+    }
+  }
+}
+
 /* Launches one kernel with the given block; 0 on success, 1 when refused
  * by design (NOTE printed), -1 on failure (reported). */
 static int launch_once(sweep *w, const sweep_src *m, clsFunction_t f,
@@ -728,6 +778,8 @@ static int launch_once(sweep *w, const sweep_src *m, clsFunction_t f,
     }
   }
   clsDim3 grid = {1, 1, 1};
+  sweep_doing_set(m, "launching kernel %s with a block of %ux%ux%u", k->name,
+                  block.x, block.y, block.z);
   clsError_t r =
       clsLaunchKernel(f, grid, block, k->nparams ? args : NULL, 0, NULL);
   if (r == clsErrorInvalidValue && nonbuiltin >= 0) {
@@ -769,20 +821,36 @@ static void sweep_kernels(sweep *w, const sweep_src *m, clsModule_t mod,
       (void)clsGetLastError();
       continue;
     }
-    clsDim3 one = {1, 1, 1};
-    int rc = launch_once(w, m, f, k, one);
+    /* A block of one thread, then one of 64 where the device allows; a
+     * kernel with a reqd_work_group_size gets only that block. */
+    clsDim3 blocks[2] = {{1, 1, 1}, {64, 1, 1}};
+    int nblocks = 2;
+    if (k->reqd[0]) {
+      blocks[0] = (clsDim3){k->reqd[0], k->reqd[1], k->reqd[2]};
+      nblocks = 1;
+    }
+    int rc = 0, tried = 0;
+    for (int b = 0; b < nblocks && rc == 0; ++b) {
+      clsDim3 bl = blocks[b];
+      unsigned threads = bl.x * bl.y * bl.z;
+      if (threads > (unsigned)w->prop.maxThreadsPerBlock ||
+          bl.x > (unsigned)w->prop.maxThreadsDim[0] ||
+          bl.y > (unsigned)w->prop.maxThreadsDim[1] ||
+          bl.z > (unsigned)w->prop.maxThreadsDim[2])
+        continue;
+      rc = launch_once(w, m, f, k, bl);
+      ++tried;
+    }
     if (rc == 1) ++w->refused;
     if (rc != 0) continue;
-    /* A second launch with a block of several threads: the kernel's
-     * required size where it has one, else 64 where the device allows. */
-    clsDim3 big = {64, 1, 1};
-    if (k->reqd[0]) big = (clsDim3){k->reqd[0], k->reqd[1], k->reqd[2]};
-    unsigned threads = big.x * big.y * big.z;
-    int fits = threads > 1 && threads <= (unsigned)w->prop.maxThreadsPerBlock &&
-               big.x <= (unsigned)w->prop.maxThreadsDim[0] &&
-               big.y <= (unsigned)w->prop.maxThreadsDim[1] &&
-               big.z <= (unsigned)w->prop.maxThreadsDim[2];
-    if (fits && launch_once(w, m, f, k, big) != 0) continue;
+    if (!tried) {
+      printf("SKIP kernel sweep: %s:%d (module %d) kernel %s: its required "
+             "block %ux%ux%u exceeds the device's limits\n",
+             m->file, m->line, m->index, k->name, k->reqd[0], k->reqd[1],
+             k->reqd[2]);
+      ++w->skipped;
+      continue;
+    }
     ++w->launched;
     ++*launched_here;
   }
@@ -815,6 +883,7 @@ static void sweep_module(sweep *w, const src_list *all, size_t at,
     goto done;
   }
   clsModule_t mod = NULL;
+  sweep_doing_set(m, "building the module");
   clsError_t r =
       clsModuleLoadData(&mod, m->text, mk.options[0] ? mk.options : NULL);
   if (mk.expect_error) {
@@ -884,6 +953,9 @@ START_TEST(sweep_every_kernel) {
   CK_OK(clsGetDevice(&dev));
   CK_OK(clsGetDeviceProperties(&w.prop, dev));
   w.cuda = strcmp(w.prop.platformName, "CUDA") == 0;
+  /* Each line out at once, so that a crash loses none. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  sweep_catch_crashes(1);
 
   src_list all = {0};
   int in_cl = 0, in_test_module = 0;
@@ -906,9 +978,10 @@ START_TEST(sweep_every_kernel) {
   for (int i = 0; i < SWEEP_MAX_PARAMS; ++i)
     if (w.buf[i]) CK_OK(clsFree(w.buf[i]));
   src_free(&all);
+  sweep_catch_crashes(0);
 
   printf("kernel sweep: %d modules, %d kernels built and launched on %s "
-         "(%d modules built, %d failed to build as marked, %d skipped, %d "
+         "(%d modules built, %d failed to build as marked, %d skips, %d "
          "repeats not rebuilt; %d kernels in built modules, %d refused by "
          "design)\n",
          w.modules, w.launched, w.prop.name, w.built, w.expected_errors,
