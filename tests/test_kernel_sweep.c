@@ -397,26 +397,57 @@ static void parse_param(const char *s, size_t len, sweep_param *p) {
     if (!builtin_type_word(w[k], wl[k])) p->builtin = 0;
 }
 
-/* A very small preprocessor for the scanner: which lines are compiled.
+/* A very small preprocessor for the scanner: which lines are compiled,
+ * and what object-like macros hold (for attributes behind a macro).
  * `#ifdef X`/`#ifndef X` are decided when X is defined in the source or
- * by a -D option, or is an ordinary name (then it is not defined); names
- * beginning with two underscores are the compiler's, so unknown.
- * `#if 0`, `#if 1` and `#if [!]defined(X)` are decided the same way; any
- * other condition is unknown, and then both branches are scanned. */
+ * by a -D option, is the backend's compiler's own (__OPENCL_VERSION__ on
+ * OpenCL, __CUDACC_RTC__ on CUDA, each undefined on the other), or is an
+ * ordinary name (then it is not defined); other names beginning with two
+ * underscores are unknown.  `#if 0`, `#if 1` and `#if [!]defined(X)` are
+ * decided the same way; any other condition is unknown, and then both
+ * branches are scanned. */
+enum { PP_MAX = 128 };
 typedef struct pp_names {
-  const char *v[128];
-  size_t len[128];
+  char *name[PP_MAX]; /* NULL after #undef */
+  char *body[PP_MAX];
   int n;
+  int cuda; /* the CUDA build: NVRTC's predefined names */
 } pp_names;
 
-static void pp_define(pp_names *d, const char *s, size_t len) {
-  if (d->n < 128) d->v[d->n] = s, d->len[d->n] = len, ++d->n;
+static void pp_define(pp_names *d, const char *s, size_t len, const char *body,
+                      size_t blen) {
+  if (d->n == PP_MAX) return;
+  d->name[d->n] = strndup(s, len);
+  d->body[d->n] = strndup(body, blen);
+  ck_assert(d->name[d->n] && d->body[d->n]);
+  ++d->n;
+}
+
+static void pp_free(pp_names *d) {
+  for (int i = 0; i < d->n; ++i) free(d->name[i]), free(d->body[i]);
+  d->n = 0;
+}
+
+/* The newest definition of the name, or -1. */
+static int pp_find(const pp_names *d, const char *s, size_t len) {
+  for (int i = d->n - 1; i >= 0; --i)
+    if (d->name[i] && strlen(d->name[i]) == len &&
+        strncmp(d->name[i], s, len) == 0)
+      return i;
+  return -1;
 }
 
 /* 1 defined, 0 not, -1 unknown. */
 static int pp_defined(const pp_names *d, const char *s, size_t len) {
-  for (int i = 0; i < d->n; ++i)
-    if (d->len[i] == len && strncmp(d->v[i], s, len) == 0) return 1;
+  static const char *const opencl[] = {"__OPENCL_VERSION__",
+                                       "__OPENCL_C_VERSION__", NULL};
+  static const char *const cuda[] = {"__CUDACC__", "__CUDACC_RTC__",
+                                     "__CUDA_ARCH__", NULL};
+  if (pp_find(d, s, len) >= 0) return 1;
+  for (int i = 0; opencl[i]; ++i)
+    if (word_is(s, len, opencl[i])) return !d->cuda;
+  for (int i = 0; cuda[i]; ++i)
+    if (word_is(s, len, cuda[i])) return d->cuda;
   if (len >= 2 && s[0] == '_' && s[1] == '_') return -1;
   return 0;
 }
@@ -454,8 +485,9 @@ static int pp_eval(const pp_names *d, const char *s, const char *end) {
 
 /* Replaces comments with blanks (keeping line breaks) and lines that the
  * preprocessor would drop, and the directives themselves, with empty
- * lines.  `options` gives -D names. */
-static char *active_code(const char *module, const char *options) {
+ * lines; d receives the macros (from the source and from the -D options
+ * in `options`). */
+static char *active_code(const char *module, const char *options, pp_names *d) {
   char *s = splice_lines(module, NULL);
   /* Comments. */
   for (char *p = s; *p;) {
@@ -477,12 +509,15 @@ static char *active_code(const char *module, const char *options) {
       ++p;
     }
   }
-  pp_names d = {.n = 0};
   for (const char *o = options; o && (o = strstr(o, "-D"));) {
     o = skip_blank(o + 2, o + strlen(o));
     const char *e = ident_end(o, o + strlen(o));
-    if (e > o) pp_define(&d, o, (size_t)(e - o));
-    o = e;
+    const char *b = *e == '=' ? e + 1 : e, *be = b;
+    while (*be && !isspace((unsigned char)*be)) ++be;
+    if (e > o)
+      pp_define(d, o, (size_t)(e - o), *e == '=' ? b : "1",
+                *e == '=' ? (size_t)(be - b) : 1);
+    o = be;
   }
   /* Conditional stack: active, a branch already definitely taken, and
    * whether the enclosing region is active. */
@@ -501,15 +536,20 @@ static char *active_code(const char *module, const char *options) {
       const char *arg = skip_blank(de, end);
       if (word_is(p, dl, "define") && active) {
         const char *ne = ident_end(arg, end);
-        if (ne > arg) pp_define(&d, arg, (size_t)(ne - arg));
+        const char *b = skip_blank(ne, end);
+        if (ne > arg)
+          pp_define(d, arg, (size_t)(ne - arg), b, (size_t)(end - b));
+      } else if (word_is(p, dl, "undef") && active) {
+        int i = pp_find(d, arg, (size_t)(ident_end(arg, end) - arg));
+        if (i >= 0) free(d->name[i]), d->name[i] = NULL;
       } else if (word_is(p, dl, "ifdef") || word_is(p, dl, "ifndef") ||
                  word_is(p, dl, "if")) {
         int v;
         if (word_is(p, dl, "if")) {
-          v = pp_eval(&d, arg, end);
+          v = pp_eval(d, arg, end);
         } else {
           const char *ne = ident_end(arg, end);
-          v = pp_defined(&d, arg, (size_t)(ne - arg));
+          v = pp_defined(d, arg, (size_t)(ne - arg));
           if (v >= 0 && word_is(p, dl, "ifndef")) v = !v;
         }
         if (depth < 64) {
@@ -520,7 +560,7 @@ static char *active_code(const char *module, const char *options) {
           ++depth;
         }
       } else if (word_is(p, dl, "elif") && depth > 0) {
-        int v = st[depth - 1].taken ? 0 : pp_eval(&d, arg, end);
+        int v = st[depth - 1].taken ? 0 : pp_eval(d, arg, end);
         if (v == 1) st[depth - 1].taken = 1;
         active = st[depth - 1].active = st[depth - 1].parent && v != 0;
       } else if (word_is(p, dl, "else") && depth > 0) {
@@ -560,13 +600,40 @@ static const char *skip_space(const char *p) {
   return p;
 }
 
+/* Reads reqd_work_group_size(x, y, z) from an attribute's text, or from
+ * the macros it names (a few levels deep); 1 if found. */
+static int find_reqd(const pp_names *d, const char *s, size_t len,
+                     unsigned reqd[3], int depth) {
+  const char *end = s + len;
+  for (const char *p = s; p < end;) {
+    if (!is_ident_start((unsigned char)*p)) {
+      ++p;
+      continue;
+    }
+    const char *e = ident_end(p, end);
+    if (word_is(p, (size_t)(e - p), "reqd_work_group_size")) {
+      const char *o = skip_space(e);
+      if (sscanf(o, "( %u , %u , %u )", &reqd[0], &reqd[1], &reqd[2]) == 3)
+        return 1;
+    }
+    int i = depth < 4 ? pp_find(d, p, (size_t)(e - p)) : -1;
+    if (i >= 0 && find_reqd(d, d->body[i], strlen(d->body[i]), reqd, depth + 1))
+      return 1;
+    p = e;
+  }
+  return 0;
+}
+
 /* Scans a module source for kernel definitions:
- *   CLS_KERNEL [__attribute__((...))]... void NAME ( params ) {
- * (a declaration, ending in ';', is not a kernel of its own). */
-static void scan_kernels(const char *module, const char *options,
+ *   CLS_KERNEL [__attribute__((...)) or ATTRIBUTE_MACRO]... void NAME (
+ *   params ) {
+ * (a declaration, ending in ';', is not a kernel of its own).  `cuda`
+ * says which compiler's predefined names hold. */
+static void scan_kernels(const char *module, const char *options, int cuda,
                          kernel_list *out) {
   memset(out, 0, sizeof *out);
-  char *code = active_code(module, options);
+  pp_names d = {.n = 0, .cuda = cuda};
+  char *code = active_code(module, options, &d);
   for (const char *p = code; (p = strstr(p, "CLS_KERNEL"));) {
     const char *start = p;
     p += 10;
@@ -575,19 +642,20 @@ static void scan_kernels(const char *module, const char *options,
       continue;
     int line = line_at(code, start);
     unsigned reqd[3] = {0, 0, 0};
-    p = skip_space(p);
-    while (strncmp(p, "__attribute__", 13) == 0) {
-      const char *open = skip_space(p + 13);
-      const char *close = *open == '(' ? close_paren(open) : NULL;
-      if (!close) break;
-      const char *r = strstr(open, "reqd_work_group_size");
-      if (r && r < close) {
-        r = strchr(r, '(');
-        if (r &&
-            sscanf(r, "( %u , %u , %u )", &reqd[0], &reqd[1], &reqd[2]) != 3)
-          reqd[0] = reqd[1] = reqd[2] = 0;
-      }
-      p = skip_space(close + 1);
+    /* Attributes, written out or behind macros of the source. */
+    for (p = skip_space(p); is_ident_start((unsigned char)*p);) {
+      const char *e = ident_end(p, p + strlen(p));
+      size_t len = (size_t)(e - p);
+      if (word_is(p, len, "void")) break;
+      int attr = word_is(p, len, "__attribute__");
+      if (!attr && pp_find(&d, p, len) < 0) break; /* not an attribute */
+      const char *q = skip_space(e);
+      const char *close = *q == '(' ? close_paren(q) : NULL;
+      if (attr && !close) break;
+      const char *after = close ? close + 1 : e;
+      if (!reqd[0] && !find_reqd(&d, p, (size_t)(after - p), reqd, 0))
+        reqd[0] = reqd[1] = reqd[2] = 0;
+      p = skip_space(after);
     }
     const char *name = NULL, *name_end = NULL, *open = NULL;
     if (strncmp(p, "void", 4) == 0 && !is_ident((unsigned char)p[4])) {
@@ -649,6 +717,7 @@ static void scan_kernels(const char *module, const char *options,
     p = close + 1;
   }
   free(code);
+  pp_free(&d);
 }
 
 /* ---- The sweep ----------------------------------------------------------- */
@@ -874,7 +943,7 @@ static void sweep_module(sweep *w, const src_list *all, size_t at,
   }
   ++w->modules;
   kernel_list kl;
-  scan_kernels(m->text, mk.options, &kl);
+  scan_kernels(m->text, mk.options, w->cuda, &kl);
   *kernels_here += (int)kl.n;
   if (mk.opencl_only && w->cuda) {
     printf("SKIP kernel sweep: %s:%d (module %d): marked opencl only\n",
@@ -1062,7 +1131,7 @@ START_TEST(kernel_scanner) {
       "CLS_KERNEL void none(void) {}\n"
       "CLS_KERNEL void empty() {}\n";
   kernel_list kl;
-  scan_kernels(src, "-DOPT", &kl);
+  scan_kernels(src, "-DOPT", 0, &kl);
   ck_assert_str_eq(kl.error, "");
   ck_assert_uint_eq(kl.n, 4);
   ck_assert_str_eq(kl.v[0].name, "opt_only");
@@ -1090,17 +1159,34 @@ START_TEST(kernel_scanner) {
   free(kl.v);
 
   /* Without -DOPT the #else branch's k is compiled: defined twice. */
-  scan_kernels(src, NULL, &kl);
+  scan_kernels(src, NULL, 0, &kl);
   ck_assert_msg(strstr(kl.error, "defined twice") != NULL, "error: '%s'",
                 kl.error);
   free(kl.v);
   /* A condition the scanner cannot decide scans both branches. */
   scan_kernels("#if X > 1\nCLS_KERNEL void a(void) {}\n#else\n"
                "CLS_KERNEL void b(void) {}\n#endif\n",
-               NULL, &kl);
+               NULL, 0, &kl);
   ck_assert_uint_eq(kl.n, 2);
   free(kl.v);
-  scan_kernels("CLS_KERNEL int bad(void) {}", NULL, &kl);
+  /* An attribute behind macros, chosen by the backend's predefined names. */
+  const char *wrapped =
+      "#ifdef __OPENCL_VERSION__\n"
+      "#define ONE __attribute__((reqd_work_group_size(2, 1, 1)))\n"
+      "#else\n"
+      "#define ONE\n"
+      "#endif\n"
+      "#define WRAP ONE\n"
+      "CLS_KERNEL WRAP void w(CLS_GLOBAL int *p) {}\n";
+  for (int cuda = 0; cuda < 2; ++cuda) {
+    scan_kernels(wrapped, NULL, cuda, &kl);
+    ck_assert_str_eq(kl.error, "");
+    ck_assert_uint_eq(kl.n, 1);
+    ck_assert_str_eq(kl.v[0].name, "w");
+    ck_assert_uint_eq(kl.v[0].reqd[0], cuda ? 0 : 2);
+    free(kl.v);
+  }
+  scan_kernels("CLS_KERNEL int bad(void) {}", NULL, 0, &kl);
   ck_assert_msg(strstr(kl.error, "cannot read") != NULL, "error: '%s'",
                 kl.error);
   free(kl.v);
