@@ -22,14 +22,15 @@
  * double and runs on a device without fp64 (a build probe says so) is
  * skipped with a SKIP line.
  *
- * Each kernel of a built module (found by scanning the source for
- * CLS_KERNEL [__attribute__((...))] void NAME(params)) is launched with a
- * grid of one block of one thread, then with a block of 64 threads (or the
- * kernel's reqd_work_group_size) where the device allows it, each followed
- * by clsDeviceSynchronize.  Pointer parameters get separate zeroed device
- * buffers of 64 KiB; every other parameter is zero.  A launch refused with
- * InvalidValue is accepted (with a NOTE) only for a kernel that has a
- * parameter whose type is not a built-in scalar or vector: the OpenCL
+ * Each kernel of a built module (found by scanning the source, with a
+ * small preprocessor, for CLS_KERNEL [attributes] void NAME(params), where
+ * the attributes may be behind macros) is launched with a grid of one
+ * block of one thread, then with a block of 64 threads where the device
+ * allows it (a kernel with a reqd_work_group_size gets only that block),
+ * each followed by clsDeviceSynchronize.  Pointer parameters get separate
+ * zeroed device buffers of 64 KiB; every other parameter is zero.  A launch
+ * refused with InvalidValue is accepted (with a NOTE) only for a kernel that
+ * has a parameter whose type is not a built-in scalar or vector: the OpenCL
  * build refuses typedef'd scalars and structs by value by design.
  *
  * Failures are collected, each naming the file, the module and the
