@@ -588,10 +588,14 @@ static clsError_t unload_m(fx *x) {
     module_load(x, &x->out_m, NULL))                                           \
   X(module_load_bad_source, 0, clsErrorInvalidSource,                         \
     "CUDA manual CUDA_ERROR_INVALID_SOURCE (compile errors in device code)",   \
-    module_load(x, &x->out_m, "CLS_KERNEL void k(int *p) { syntax error }"))   \
+    module_load(x, &x->out_m,                                                  \
+                "/* cls-sweep: expect build error */ "                         \
+                "CLS_KERNEL void k(int *p) { syntax error }"))                 \
   X(module_load_undeclared, 0, clsErrorInvalidSource,                          \
     "CUDA manual CUDA_ERROR_INVALID_SOURCE (compile errors in device code)",   \
-    module_load(x, &x->out_m, "CLS_KERNEL void k(void) { undeclared(); }"))    \
+    module_load(x, &x->out_m,                                                  \
+                "/* cls-sweep: expect build error */ "                         \
+                "CLS_KERNEL void k(void) { undeclared(); }"))                  \
   X(get_function_null_out, NEED_MOD, IV,                                       \
     "CUDA manual cuModuleGetFunction" TC,                                      \
     get_function(x, NULL, x->m, "fill"))                                       \

@@ -52,6 +52,7 @@ END_TEST
 START_TEST(build_failure) {
   clsModule_t m = NULL;
   const char *bad =
+      "/* cls-sweep: expect build error */\n"
       "CLS_KERNEL void broken(CLS_GLOBAL int *t) { t[0] = undeclared_x; }\n";
   CK_CLS(clsModuleLoadData(&m, bad, NULL), clsErrorInvalidSource);
   CK_LAST(clsErrorInvalidSource);
@@ -61,7 +62,10 @@ START_TEST(build_failure) {
   ck_assert_msg(strstr(log, "undeclared_x") != NULL,
                 "build log does not mention the error: %s", log);
   /* A syntax error too. */
-  CK_CLS(clsModuleLoadData(&m, "CLS_KERNEL void f( {", NULL),
+  CK_CLS(clsModuleLoadData(&m,
+                           "/* cls-sweep: expect build error */ "
+                           "CLS_KERNEL void f( {",
+                           NULL),
          clsErrorInvalidSource);
   ck_assert_msg(strlen(clsGetLastBuildLog()) > 0, "empty build log");
   /* A good source still loads afterwards. */
@@ -87,7 +91,10 @@ static void *log_thread(void *p) {
   lp->len_before = l ? strlen(l) : 0;
   if (lp->fail) {
     clsModule_t m;
-    lp->rc = clsModuleLoadData(&m, "CLS_KERNEL void f( {", NULL);
+    lp->rc = clsModuleLoadData(&m,
+                               "/* cls-sweep: expect build error */ "
+                               "CLS_KERNEL void f( {",
+                               NULL);
     l = clsGetLastBuildLog();
     lp->len_after = l ? strlen(l) : 0;
   }
@@ -111,7 +118,10 @@ START_TEST(build_log_per_thread) {
   ck_assert_str_eq(l, "");
   /* After a failure here, a fresh thread still sees "". */
   clsModule_t m;
-  CK_CLS(clsModuleLoadData(&m, "CLS_KERNEL void f( {", NULL),
+  CK_CLS(clsModuleLoadData(&m,
+                           "/* cls-sweep: expect build error */ "
+                           "CLS_KERNEL void f( {",
+                           NULL),
          clsErrorInvalidSource);
   log_probe fresh = {0, 99, 0, clsSuccess, 0};
   ck_assert_int_eq(pthread_create(&th, NULL, log_thread, &fresh), 0);
@@ -124,6 +134,7 @@ END_TEST
 /* Compiler options reach the compiler. */
 START_TEST(load_with_options) {
   const char *src =
+      "/* cls-sweep: options -DVAL=42 */\n"
       "CLS_KERNEL void setv(CLS_GLOBAL int *t) { t[cls_global_id(0)] = VAL; "
       "}\n";
   clsModule_t m;
@@ -506,6 +517,7 @@ END_TEST
  * suite runs this program both ways), which reads them from the source. */
 START_TEST(parameter_lists_in_many_styles) {
   const char *src =
+      "/* cls-sweep: options -DREAL=float */\n"
       "#define IDX_T unsigned \\\n int\n"
       "#if defined(__OPENCL_VERSION__) && __OPENCL_VERSION__ >= 120 || \\\n"
       "    defined(__CUDACC_RTC__)\n"

@@ -141,6 +141,7 @@ static void probe_kernels(const clsDeviceProp *p) {
   /* What the compiler says about an error, in its own words. */
   clsModule_t broken;
   if (clsModuleLoadData(&broken,
+                        "/* cls-sweep: expect build error */ "
                         "CLS_KERNEL void info_broken(void) { undeclared_x = 1; }",
                         NULL) == clsErrorInvalidSource) {
     first_log_line(line, sizeof line);
