@@ -4,11 +4,11 @@
  * (memory.c), which copies, sets and frees consult. */
 #include "internal.h"
 
-#define CLS__HOST_ALLOC_FLAGS                                               \
+#define CLS__HOST_ALLOC_FLAGS                                                  \
   (clsHostAllocPortable | clsHostAllocMapped | clsHostAllocWriteCombined)
-#define CLS__HOST_REGISTER_FLAGS                                            \
-  (clsHostRegisterPortable | clsHostRegisterMapped |                        \
-   clsHostRegisterIoMemory | clsHostRegisterReadOnly)
+#define CLS__HOST_REGISTER_FLAGS                                               \
+  (clsHostRegisterPortable | clsHostRegisterMapped | clsHostRegisterIoMemory | \
+   clsHostRegisterReadOnly)
 
 clsError_t clsHostAlloc(void **ptr, size_t size, unsigned flags) {
   CLS__NOT_IN_HOST_FN();
@@ -45,8 +45,8 @@ clsError_t clsHostGetDevicePointer(void **devPtr, void *hostPtr,
     CLS__RETURN(cls__reason(clsErrorInvalidValue, "%s is NULL",
                             devPtr ? "hostPtr" : "devPtr"));
   if (flags != 0)
-    CLS__RETURN(
-        cls__reason(clsErrorInvalidValue, "flags is 0x%x; it must be 0", flags));
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "flags is 0x%x; it must be 0",
+                            flags));
   int dev;
   clsError_t e = cls__current_device(&dev);
   if (e != clsSuccess) CLS__RETURN(e);
@@ -101,16 +101,14 @@ clsError_t clsHostUnregister(void *ptr) {
 
 clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags) {
   CLS__NOT_IN_HOST_FN();
-  if (!devPtr)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "devPtr is NULL"));
+  if (!devPtr) CLS__RETURN(cls__reason(clsErrorInvalidValue, "devPtr is NULL"));
   if (flags != clsMemAttachGlobal && flags != clsMemAttachHost)
     CLS__RETURN(cls__reason(clsErrorInvalidValue,
                             "flags 0x%x: it must be clsMemAttachGlobal (0x1) "
                             "or clsMemAttachHost (0x2)",
                             flags));
   /* Unlike clsMalloc, CUDA refuses a managed allocation of 0 bytes. */
-  if (size == 0)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "size is 0"));
+  if (size == 0) CLS__RETURN(cls__reason(clsErrorInvalidValue, "size is 0"));
   int dev;
   clsError_t e = cls__current_device(&dev);
   if (e != clsSuccess) CLS__RETURN(e);

@@ -5,8 +5,7 @@
 
 clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();
-  if (!devPtr)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "devPtr is NULL"));
+  if (!devPtr) CLS__RETURN(cls__reason(clsErrorInvalidValue, "devPtr is NULL"));
   int dev;
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(s, &dev, &b, NULL, NULL);
@@ -30,8 +29,7 @@ clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s) {
 
 clsError_t clsFreeAsync(void *devPtr, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();
-  if (!devPtr)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "devPtr is NULL"));
+  if (!devPtr) CLS__RETURN(cls__reason(clsErrorInvalidValue, "devPtr is NULL"));
   int dev;
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(s, &dev, &b, NULL, NULL);

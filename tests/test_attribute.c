@@ -35,9 +35,9 @@ START_TEST(attributes_match_properties) {
   for (int d = 0; d < n; ++d) {
     clsDeviceProp p;
     CK_OK(clsGetDeviceProperties(&p, d));
-#define SAME(a, field)                                                      \
-  ck_assert_msg(attr(a, d) == (int)(field), "device %d: %s = %d, %s = %d",  \
-                d, #a, attr(a, d), #field, (int)(field))
+#define SAME(a, field)                                                         \
+  ck_assert_msg(attr(a, d) == (int)(field), "device %d: %s = %d, %s = %d", d,  \
+                #a, attr(a, d), #field, (int)(field))
     SAME(clsDevAttrMaxThreadsPerBlock, p.maxThreadsPerBlock);
     SAME(clsDevAttrMaxBlockDimX, p.maxThreadsDim[0]);
     SAME(clsDevAttrMaxBlockDimY, p.maxThreadsDim[1]);
@@ -108,8 +108,8 @@ START_TEST(device_identity) {
   for (int d = 0; d < n; ++d) {
     clsDeviceProp p;
     CK_OK(clsGetDeviceProperties(&p, d));
-    printf("device %d (%s): compute capability %d.%d (%s), OpenCL %d.%d\n",
-           d, p.name, p.major, p.minor,
+    printf("device %d (%s): compute capability %d.%d (%s), OpenCL %d.%d\n", d,
+           p.name, p.major, p.minor,
            p.computeCapabilityNative ? "the hardware's" : "nominal",
            p.clVersionMajor, p.clVersionMinor);
     if (on_cuda(d)) {
@@ -123,8 +123,10 @@ START_TEST(device_identity) {
         ck_assert_int_eq(p.minor, 5);
       }
     }
-    ck_assert_msg(p.major * 10 + p.minor >= 35, "device %d: %d.%d fails an "
-                  "SM 3.5 gate", d, p.major, p.minor);
+    ck_assert_msg(p.major * 10 + p.minor >= 35,
+                  "device %d: %d.%d fails an "
+                  "SM 3.5 gate",
+                  d, p.major, p.minor);
     ck_assert_int_ne(p.computeMode, clsComputeModeProhibited);
     ck_assert_int_eq(attr(clsDevAttrComputeMode, d), clsComputeModeDefault);
     ck_assert_int_ge(p.warpSize, 1);
@@ -137,10 +139,9 @@ END_TEST
 START_TEST(device_flags) {
   clsStream_t s;
   CK_OK(clsStreamCreate(&s)); /* the device is in use from here on */
-  static const unsigned sched[] = {clsDeviceScheduleSpin,
-                                   clsDeviceScheduleYield,
-                                   clsDeviceScheduleBlockingSync,
-                                   clsDeviceScheduleAuto};
+  static const unsigned sched[] = {
+      clsDeviceScheduleSpin, clsDeviceScheduleYield,
+      clsDeviceScheduleBlockingSync, clsDeviceScheduleAuto};
   for (size_t i = 0; i < sizeof sched / sizeof sched[0]; ++i) {
     CK_OK(clsSetDeviceFlags(sched[i] | clsDeviceMapHost));
     unsigned f = 0xdead;

@@ -171,8 +171,8 @@ END_TEST
 START_TEST(managed_roundtrip) {
   clsDeviceProp p = current_props();
   int *m = NULL;
-  clsError_t r = clsMallocManaged((void **)&m, 1000 * sizeof(int),
-                                  clsMemAttachGlobal);
+  clsError_t r =
+      clsMallocManaged((void **)&m, 1000 * sizeof(int), clsMemAttachGlobal);
   if (!p.managedMemory) {
     CK_CLS(r, clsErrorNotSupported);
     printf("managed_roundtrip: no managed memory on this device (checked "

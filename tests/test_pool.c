@@ -58,7 +58,8 @@ static void checker_expect_clean(const checker *c, const char *what) {
   int bad[2];
   CK_OK(clsDeviceSynchronize());
   dev_get(bad, c->bad, 2);
-  ck_assert_msg(bad[0] == 0, "%s: a check saw %d where its own value was "
+  ck_assert_msg(bad[0] == 0,
+                "%s: a check saw %d where its own value was "
                 "expected: memory was reused under unfinished work",
                 what, bad[1]);
 }
@@ -184,7 +185,7 @@ START_TEST(other_stream_waits_for_free_point) {
   CK_OK(clsFreeAsync(p, a));
   CK_OK(clsMallocAsync((void **)&q, N * sizeof(int), b));
   ck_assert_msg(q != p, "a block whose free is still pending in another "
-                "stream was handed out");
+                        "stream was handed out");
   CK_OK(launch_fill(&c.ar, b, q, 6, N));
   CK_OK(clsStreamSynchronize(b)); /* b's work done while a is held */
   sleep_ms(SETTLE_MS);
@@ -193,7 +194,7 @@ START_TEST(other_stream_waits_for_free_point) {
   CK_OK(clsMallocAsync((void **)&r, N * sizeof(int), b));
   if (OPENCL_POLICY)
     ck_assert_msg(r == p, "a block whose free point was reached was not "
-                  "reused");
+                          "reused");
   CK_OK(clsFreeAsync(q, b));
   CK_OK(clsFreeAsync(r, b));
   CK_OK(clsStreamDestroy(a));
@@ -222,7 +223,7 @@ START_TEST(legacy_free_waits_for_blocking_streams) {
   CK_OK(clsFreeAsync(p, NULL));
   CK_OK(clsMallocAsync((void **)&q, N * sizeof(int), nb));
   ck_assert_msg(q != p, "a block freed on the legacy stream behind a held "
-                "blocking stream was handed out");
+                        "blocking stream was handed out");
   CK_OK(launch_fill(&c.ar, nb, q, 10, N));
   CK_OK(clsStreamSynchronize(nb));
   sleep_ms(SETTLE_MS);
@@ -254,7 +255,7 @@ START_TEST(mixed_frees) {
   CK_CLS(clsMemsetAsync(d, 0, 16, t), clsErrorInvalidValue);
   CK_OK(clsMallocAsync((void **)&q, N * sizeof(int), t));
   ck_assert_msg(q != d, "clsMalloc memory freed behind held work was handed "
-                "out to another stream");
+                        "out to another stream");
   CK_OK(launch_fill(&c.ar, t, q, 4, N));
   CK_OK(clsStreamSynchronize(t));
   sleep_ms(SETTLE_MS);
@@ -275,9 +276,9 @@ enum { M_STREAMS = 4, M_LIVE = 24, M_OPS = 400 };
 
 typedef struct m_alloc {
   int *p;
-  unsigned n;  /* ints */
-  int owner;   /* the stream all its work is ordered on */
-  int tag;     /* the value its owner last filled in */
+  unsigned n; /* ints */
+  int owner;  /* the stream all its work is ordered on */
+  int tag;    /* the value its owner last filled in */
 } m_alloc;
 
 static unsigned m_rand(unsigned long long *st) {
@@ -357,7 +358,8 @@ static void model_run(unsigned long long seed) {
   }
   for (int k = 0; k < M_STREAMS; ++k)
     if (held[k]) gate_release(held[k]);
-  for (int i = 0; i < nlive; ++i) CK_OK(clsFreeAsync(live[i].p, st[live[i].owner]));
+  for (int i = 0; i < nlive; ++i)
+    CK_OK(clsFreeAsync(live[i].p, st[live[i].owner]));
   CK_OK(clsDeviceSynchronize());
   char what[64];
   snprintf(what, sizeof what, "model seed %llu (%d allocations)", seed, made);
@@ -370,7 +372,8 @@ static void model_run(unsigned long long seed) {
 START_TEST(model_random) {
   const char *v = getenv("CLSTREAM_POOL_SEEDS");
   int seeds = v ? atoi(v) : 3;
-  for (int i = 0; i < seeds; ++i) model_run(0x9e3779b9ull * (unsigned)(_i * 131 + i + 1));
+  for (int i = 0; i < seeds; ++i)
+    model_run(0x9e3779b9ull * (unsigned)(_i * 131 + i + 1));
 }
 END_TEST
 

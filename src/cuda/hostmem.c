@@ -23,8 +23,7 @@ clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
                       "cudaHostGetDevicePointer");
 }
 
-clsError_t cls__b_host_register(int dev, void *p, size_t size,
-                                unsigned flags) {
+clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags) {
   clsError_t e = cls__cuda_use(dev);
   if (e != clsSuccess) return e;
   return cls__cuda_rt(cudaHostRegister(p, size, flags), "cudaHostRegister");
@@ -38,8 +37,7 @@ clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,
                                  void **out) {
   clsError_t e = cls__cuda_use(dev);
   if (e != clsSuccess) return e;
-  return cls__cuda_rt(cudaMallocManaged(out, size, flags),
-                      "cudaMallocManaged");
+  return cls__cuda_rt(cudaMallocManaged(out, size, flags), "cudaMallocManaged");
 }
 
 void cls__b_free_managed(int dev, void *p) {

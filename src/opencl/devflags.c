@@ -26,8 +26,7 @@ clsError_t cls__b_device_get_flags(int dev, unsigned set, unsigned *flags) {
 }
 
 unsigned cls__ocl_wait_mode(cl_event ev) {
-  if (CLS__LIKELY(!atomic_load_explicit(&cls__sched_any,
-                                        memory_order_relaxed)))
+  if (CLS__LIKELY(!atomic_load_explicit(&cls__sched_any, memory_order_relaxed)))
     return CLS__WAIT_DRIVER;
   cl_command_queue q = NULL;
   cl_device_id id = NULL;

@@ -16,8 +16,8 @@ clsError_t cls__b_host_alloc(int dev, size_t size, unsigned flags, void **out,
                              int *kind) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
   if ((flags & clsHostAllocMapped) && d->ident.fine_grain) {
-    void *p = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER,
-                         size, 0);
+    void *p = clSVMAlloc(
+        d->ctx, CL_MEM_READ_WRITE | CL_MEM_SVM_FINE_GRAIN_BUFFER, size, 0);
     if (!p)
       return cls__reason(clsErrorMemoryAllocation,
                          "clSVMAlloc of %zu bytes of fine-grained SVM failed "
@@ -67,8 +67,7 @@ clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
                      host);
 }
 
-clsError_t cls__b_host_register(int dev, void *p, size_t size,
-                                unsigned flags) {
+clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags) {
   (void)p;
   (void)size;
   if (flags & clsHostRegisterIoMemory)

@@ -20,9 +20,8 @@ enum { CLS__NOMINAL_MAJOR = 7, CLS__NOMINAL_MINOR = 5 };
 static cl_uint cls__uint_info(cl_device_id id, cl_device_info what,
                               cl_uint fallback) {
   cl_uint v = 0;
-  return clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS
-             ? v
-             : fallback;
+  return clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS ? v
+                                                                     : fallback;
 }
 
 static cl_ulong cls__ulong_info(cl_device_id id, cl_device_info what) {
@@ -53,16 +52,15 @@ void cls__ocl_identify(cls__ocl_device *d) {
   cls__ocl_ident *id = &d->ident;
   memset(id, 0, sizeof *id);
   char version[128] = "";
-  clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof version - 1, version,
-                  NULL);
+  clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof version - 1, version, NULL);
   if (sscanf(version, "OpenCL %d.%d", &id->cl_major, &id->cl_minor) != 2)
     id->cl_major = id->cl_minor = 0;
   id->nvidia = cls__has_extension(d->id, "cl_nv_device_attribute_query");
   if (id->nvidia) {
-    id->cc_major = (int)cls__uint_info(
-        d->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, 0);
-    id->cc_minor = (int)cls__uint_info(
-        d->id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, 0);
+    id->cc_major =
+        (int)cls__uint_info(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, 0);
+    id->cc_minor =
+        (int)cls__uint_info(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, 0);
     id->cc_native = id->cc_major > 0;
     id->warp = (int)cls__uint_info(d->id, CL_DEVICE_WARP_SIZE_NV, 0);
     id->overlap = cls__uint_info(d->id, CL_DEVICE_GPU_OVERLAP_NV, 0) != 0;

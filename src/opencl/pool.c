@@ -24,18 +24,18 @@
 #include <stdlib.h>
 
 enum {
-  CLS__POOL_MIN_SHIFT = 8,   /* 256 bytes: CUDA's allocation alignment */
-  CLS__POOL_BIG_SHIFT = 20,  /* above 1 MiB, sizes round to 1 MiB */
+  CLS__POOL_MIN_SHIFT = 8,  /* 256 bytes: CUDA's allocation alignment */
+  CLS__POOL_BIG_SHIFT = 20, /* above 1 MiB, sizes round to 1 MiB */
   CLS__POOL_BUCKETS = 64,
-  CLS__POOL_SCAN = 32        /* blocks looked at per allocation */
+  CLS__POOL_SCAN = 32 /* blocks looked at per allocation */
 };
 #define CLS__POOL_KEEP ((size_t)64 << 20)
 
 typedef struct cls__block {
   void *p;
-  size_t cap;             /* bytes the block holds */
-  cls__bevent *freed;     /* the free's point; NULL once reached */
-  cl_command_queue q;     /* the freeing stream's queue, retained */
+  size_t cap;         /* bytes the block holds */
+  cls__bevent *freed; /* the free's point; NULL once reached */
+  cl_command_queue q; /* the freeing stream's queue, retained */
   struct cls__block *next;
 } cls__block;
 

@@ -18,7 +18,7 @@
 static int cores_per_sm(int major, int minor) {
   static const struct {
     int sm, cores;
-  } table[] = {{0x35, 192}, {0x50, 128}, {0x60, 64}, {0x61, 128}, {0x70, 64},
+  } table[] = {{0x35, 192}, {0x50, 128}, {0x60, 64},  {0x61, 128}, {0x70, 64},
                {0x75, 64},  {0x80, 64},  {0x86, 128}, {0x89, 128}, {0x90, 128}};
   int sm = (major << 4) + minor, n = (int)(sizeof table / sizeof table[0]);
   for (int i = 0; i < n; ++i)
@@ -41,8 +41,10 @@ static int best_device(void) {
     checkCudaErrors(
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, d));
     cudaError_t e = cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, d);
-    if (e == cudaErrorInvalidValue) khz = 1; /* as helpers do */
-    else checkCudaErrors(e);
+    if (e == cudaErrorInvalidValue)
+      khz = 1; /* as helpers do */
+    else
+      checkCudaErrors(e);
     if (mode == cudaComputeModeProhibited) {
       printf("device %d: compute mode prohibited, skipped\n", d);
       continue;
@@ -129,8 +131,8 @@ int main(void) {
   checkCudaErrors(cudaDeviceSynchronize());
   checkCudaErrors(cudaProfilerStop());
   int h[4];
-  checkCudaErrors(cudaMemcpy(h, d_data + 100, sizeof h,
-                             cudaMemcpyDeviceToHost));
+  checkCudaErrors(
+      cudaMemcpy(h, d_data + 100, sizeof h, cudaMemcpyDeviceToHost));
   EXPECT(h[0] == 3 && h[3] == 3, "kernel result %d %d", h[0], h[3]);
   checkCudaErrors(cudaFree(d_data));
   printf("device_query: PASSED\n");

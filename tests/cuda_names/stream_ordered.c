@@ -34,7 +34,8 @@ int main(void) {
     h_b[i] = 2.0f;
   }
   for (int s = 0; s < NSTREAMS; ++s) {
-    checkCudaErrors(cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
+    checkCudaErrors(
+        cudaStreamCreateWithFlags(&streams[s], cudaStreamNonBlocking));
     checkCudaErrors(cudaMallocHost(&h_out[s], bytes));
   }
   dim3 grid = {N / 256, 1, 1}, block = {256, 1, 1};
@@ -46,8 +47,10 @@ int main(void) {
       checkCudaErrors(cudaMallocAsync(&d_a, bytes, st));
       checkCudaErrors(cudaMallocAsync(&d_b, bytes, st));
       checkCudaErrors(cudaMallocAsync(&d_c, bytes, st));
-      checkCudaErrors(cudaMemcpyAsync(d_a, h_a, bytes, cudaMemcpyHostToDevice, st));
-      checkCudaErrors(cudaMemcpyAsync(d_b, h_b, bytes, cudaMemcpyHostToDevice, st));
+      checkCudaErrors(
+          cudaMemcpyAsync(d_a, h_a, bytes, cudaMemcpyHostToDevice, st));
+      checkCudaErrors(
+          cudaMemcpyAsync(d_b, h_b, bytes, cudaMemcpyHostToDevice, st));
       void *args[] = {&d_a, &d_b, &d_c, &n};
       checkCudaErrors(cudaLaunchKernel(vec_add, grid, block, args, 0, st));
       checkCudaErrors(cudaFreeAsync(d_a, st));
@@ -70,12 +73,13 @@ int main(void) {
   checkCudaErrors(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
   float *d_x;
   checkCudaErrors(cudaMallocAsync(&d_x, bytes, streams[0]));
-  checkCudaErrors(cudaMemcpyAsync(d_x, h_a, bytes, cudaMemcpyHostToDevice, streams[0]));
+  checkCudaErrors(
+      cudaMemcpyAsync(d_x, h_a, bytes, cudaMemcpyHostToDevice, streams[0]));
   checkCudaErrors(cudaEventRecord(ready, streams[0]));
   checkCudaErrors(cudaStreamWaitEvent(streams[1], ready, 0));
   memset(h_out[1], 0, bytes);
-  checkCudaErrors(
-      cudaMemcpyAsync(h_out[1], d_x, bytes, cudaMemcpyDeviceToHost, streams[1]));
+  checkCudaErrors(cudaMemcpyAsync(h_out[1], d_x, bytes, cudaMemcpyDeviceToHost,
+                                  streams[1]));
   checkCudaErrors(cudaFreeAsync(d_x, streams[1]));
   checkCudaErrors(cudaStreamSynchronize(streams[1]));
   for (int i = 0; i < N; ++i)

@@ -76,8 +76,8 @@ int main(void) {
   } else {
     /* The fallback real programs take: pinned staging buffers. */
     float *d_a, *d_b, *d_c;
-    checkCudaErrors(
-        cudaHostAlloc(&a, bytes, cudaHostAllocPortable | cudaHostAllocWriteCombined));
+    checkCudaErrors(cudaHostAlloc(
+        &a, bytes, cudaHostAllocPortable | cudaHostAllocWriteCombined));
     checkCudaErrors(cudaHostAlloc(&b, bytes, cudaHostAllocWriteCombined));
     checkCudaErrors(cudaHostAlloc(&c, bytes, cudaHostAllocDefault));
     void *no;
@@ -139,7 +139,8 @@ int main(void) {
 
   /* Managed memory where the device has it: one pointer for both. */
   int managed = 0;
-  checkCudaErrors(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));
+  checkCudaErrors(
+      cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));
   if (managed) {
     float *m_a, *m_b, *m_c;
     checkCudaErrors(cudaMallocManaged(&m_a, bytes, cudaMemAttachGlobal));
