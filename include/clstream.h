@@ -147,18 +147,18 @@ typedef struct clsDeviceProp {
   /* More of cudaDeviceProp's fields, with the same meaning.  deviceOverlap
    * and computeMode were dropped from cudaDeviceProp in CUDA 13 (they are
    * device attributes there) and are kept here for older host code. */
-  int integrated;        /* 1 when the device shares the host's memory. */
-  int canMapHostMemory;  /* 1 when kernels can use clsHostAllocMapped
-                            memory (clsHostGetDevicePointer works). */
-  int asyncEngineCount;  /* Copy engines that overlap kernels (0: none). */
-  int deviceOverlap;     /* 1 when copies may overlap kernels. */
-  int computeMode;       /* A clsComputeMode value. */
-  int managedMemory;     /* 1 when clsMallocManaged works. */
-  int concurrentManagedAccess; /* 1 when host and device may touch managed
-                                  memory at the same time. */
-  int pageableMemoryAccess;    /* 1 when kernels can use any host memory. */
-  int hostRegisterSupported;   /* 1 when clsHostRegister works. */
-  int memoryPoolsSupported;    /* 1 when clsMallocAsync works. */
+  int integrated;       /* 1 when the device shares the host's memory. */
+  int canMapHostMemory; /* 1 when kernels can use clsHostAllocMapped
+                           memory (clsHostGetDevicePointer works). */
+  int asyncEngineCount; /* Copy engines that overlap kernels (0: none). */
+  int deviceOverlap;    /* 1 when copies may overlap kernels. */
+  int computeMode;      /* A clsComputeMode value. */
+  int managedMemory;    /* 1 when clsMallocManaged works. */
+  int concurrentManagedAccess;   /* 1 when host and device may touch managed
+                                    memory at the same time. */
+  int pageableMemoryAccess;      /* 1 when kernels can use any host memory. */
+  int hostRegisterSupported;     /* 1 when clsHostRegister works. */
+  int memoryPoolsSupported;      /* 1 when clsMallocAsync works. */
   int streamPrioritiesSupported; /* As streamPriorities below. */
   /* clstream's own fields. */
   char platformName[256]; /* OpenCL platform (or "CUDA"). */
@@ -174,9 +174,9 @@ typedef struct clsDeviceProp {
   int clVersionMajor, clVersionMinor; /* The device's OpenCL version
                                          (CL_DEVICE_VERSION); 0, 0 on the
                                          CUDA build. */
-  int computeCapabilityNative; /* 1 when major.minor are the hardware's
-                                  compute capability, 0 when they are
-                                  clstream's nominal 7.5. */
+  int computeCapabilityNative;        /* 1 when major.minor are the hardware's
+                                         compute capability, 0 when they are
+                                         clstream's nominal 7.5. */
 } clsDeviceProp;
 
 /* Compute modes (cudaComputeMode), as computeMode and
@@ -476,8 +476,7 @@ CLS_API clsError_t clsHostUnregister(void *ptr);
  * only while no device work that uses it is running, as on CUDA devices
  * without concurrentManagedAccess.  The caller owns it and frees it with
  * clsFree.  Does not wait for device work. */
-CLS_API clsError_t clsMallocManaged(void **devPtr, size_t size,
-                                    unsigned flags);
+CLS_API clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags);
 /* Allocates device memory in stream order (cudaMallocAsync) from a pool
  * the library owns for the stream's device: work in `s` enqueued after
  * this call, and work in other streams ordered after it by an event, may

@@ -22,10 +22,10 @@
  * warning, as CUDA's C++ templates do; an argument that is not the address
  * of a pointer still draws a diagnostic.  In C++, cudaMallocHost takes
  * CUDA's optional third argument (flags, as cudaHostAlloc) and
- * cudaMallocManaged its optional flags.  Type names that CUDA declares as struct
- * or enum tags (`struct cudaDeviceProp`, `enum cudaMemcpyKind`,
- * `enum cudaError`, `dim3`) are macros, so that both the tag spelling C code
- * uses and the plain type name work.
+ * cudaMallocManaged its optional flags.  Type names that CUDA declares as
+ * struct or enum tags (`struct cudaDeviceProp`, `enum cudaMemcpyKind`, `enum
+ * cudaError`, `dim3`) are macros, so that both the tag spelling C code uses and
+ * the plain type name work.
  *
  * What has no counterpart here:
  *  - Kernels: `__global__` functions and `<<<...>>>` launches.  Kernels are
@@ -116,8 +116,7 @@ struct dim3 : clsDim3 {
 #define cudaErrorSymbolNotFound clsErrorSymbolNotFound
 #define cudaErrorNotReady clsErrorNotReady
 #define cudaErrorLaunchOutOfResources clsErrorLaunchOutOfResources
-#define cudaErrorHostMemoryAlreadyRegistered                                  \
-  clsErrorHostMemoryAlreadyRegistered
+#define cudaErrorHostMemoryAlreadyRegistered clsErrorHostMemoryAlreadyRegistered
 #define cudaErrorHostMemoryNotRegistered clsErrorHostMemoryNotRegistered
 #define cudaErrorLaunchFailure clsErrorLaunchFailure
 #define cudaErrorNotPermitted clsErrorNotPermitted
@@ -172,7 +171,7 @@ struct dim3 : clsDim3 {
 #define cudaDevAttrMemoryClockRate clsDevAttrMemoryClockRate
 #define cudaDevAttrGlobalMemoryBusWidth clsDevAttrGlobalMemoryBusWidth
 #define cudaDevAttrL2CacheSize clsDevAttrL2CacheSize
-#define cudaDevAttrMaxThreadsPerMultiProcessor \
+#define cudaDevAttrMaxThreadsPerMultiProcessor                                 \
   clsDevAttrMaxThreadsPerMultiProcessor
 #define cudaDevAttrAsyncEngineCount clsDevAttrAsyncEngineCount
 #define cudaDevAttrUnifiedAddressing clsDevAttrUnifiedAddressing
@@ -182,27 +181,27 @@ struct dim3 : clsDim3 {
 #define cudaDevAttrStreamPrioritiesSupported clsDevAttrStreamPrioritiesSupported
 #define cudaDevAttrGlobalL1CacheSupported clsDevAttrGlobalL1CacheSupported
 #define cudaDevAttrLocalL1CacheSupported clsDevAttrLocalL1CacheSupported
-#define cudaDevAttrMaxSharedMemoryPerMultiprocessor \
+#define cudaDevAttrMaxSharedMemoryPerMultiprocessor                            \
   clsDevAttrMaxSharedMemoryPerMultiprocessor
-#define cudaDevAttrMaxRegistersPerMultiprocessor \
+#define cudaDevAttrMaxRegistersPerMultiprocessor                               \
   clsDevAttrMaxRegistersPerMultiprocessor
 #define cudaDevAttrManagedMemory clsDevAttrManagedMemory
 #define cudaDevAttrIsMultiGpuBoard clsDevAttrIsMultiGpuBoard
 #define cudaDevAttrMultiGpuBoardGroupID clsDevAttrMultiGpuBoardGroupID
 #define cudaDevAttrHostNativeAtomicSupported clsDevAttrHostNativeAtomicSupported
-#define cudaDevAttrSingleToDoublePrecisionPerfRatio \
+#define cudaDevAttrSingleToDoublePrecisionPerfRatio                            \
   clsDevAttrSingleToDoublePrecisionPerfRatio
 #define cudaDevAttrPageableMemoryAccess clsDevAttrPageableMemoryAccess
 #define cudaDevAttrConcurrentManagedAccess clsDevAttrConcurrentManagedAccess
-#define cudaDevAttrComputePreemptionSupported \
+#define cudaDevAttrComputePreemptionSupported                                  \
   clsDevAttrComputePreemptionSupported
-#define cudaDevAttrCanUseHostPointerForRegisteredMem \
+#define cudaDevAttrCanUseHostPointerForRegisteredMem                           \
   clsDevAttrCanUseHostPointerForRegisteredMem
 #define cudaDevAttrCooperativeLaunch clsDevAttrCooperativeLaunch
-#define cudaDevAttrMaxSharedMemoryPerBlockOptin \
+#define cudaDevAttrMaxSharedMemoryPerBlockOptin                                \
   clsDevAttrMaxSharedMemoryPerBlockOptin
 #define cudaDevAttrHostRegisterSupported clsDevAttrHostRegisterSupported
-#define cudaDevAttrMaxBlocksPerMultiprocessor \
+#define cudaDevAttrMaxBlocksPerMultiprocessor                                  \
   clsDevAttrMaxBlocksPerMultiprocessor
 #define cudaDevAttrMemoryPoolsSupported clsDevAttrMemoryPoolsSupported
 
@@ -289,28 +288,30 @@ struct dim3 : clsDim3 {
 #define CLSTREAM_PICK3_(a, b, c, name, ...) name
 #define cudaMalloc(devPtr, size) clsMalloc(CLSTREAM_VOIDPP(devPtr), (size))
 #define cudaFree clsFree
-#define cudaMallocHost(...)                                                 \
-  CLSTREAM_PICK3_(__VA_ARGS__, CLSTREAM_MALLOC_HOST3_,                      \
-                  CLSTREAM_MALLOC_HOST2_, )(__VA_ARGS__)
-#define CLSTREAM_MALLOC_HOST2_(ptr, size)                                   \
+#define cudaMallocHost(...)                                                    \
+  CLSTREAM_PICK3_(__VA_ARGS__, CLSTREAM_MALLOC_HOST3_,                         \
+                  CLSTREAM_MALLOC_HOST2_, )                                    \
+  (__VA_ARGS__)
+#define CLSTREAM_MALLOC_HOST2_(ptr, size)                                      \
   clsMallocHost(CLSTREAM_VOIDPP(ptr), (size))
-#define CLSTREAM_MALLOC_HOST3_(ptr, size, flags)                            \
+#define CLSTREAM_MALLOC_HOST3_(ptr, size, flags)                               \
   clsHostAlloc(CLSTREAM_VOIDPP(ptr), (size), (flags))
 #define cudaFreeHost clsFreeHost
-#define cudaHostAlloc(ptr, size, flags)                                     \
+#define cudaHostAlloc(ptr, size, flags)                                        \
   clsHostAlloc(CLSTREAM_VOIDPP(ptr), (size), (flags))
-#define cudaHostGetDevicePointer(devPtr, hostPtr, flags)                    \
+#define cudaHostGetDevicePointer(devPtr, hostPtr, flags)                       \
   clsHostGetDevicePointer(CLSTREAM_VOIDPP(devPtr), (hostPtr), (flags))
 #define cudaHostRegister clsHostRegister
 #define cudaHostUnregister clsHostUnregister
-#define cudaMallocManaged(...)                                              \
-  CLSTREAM_PICK3_(__VA_ARGS__, CLSTREAM_MALLOC_MANAGED3_,                   \
-                  CLSTREAM_MALLOC_MANAGED2_, )(__VA_ARGS__)
-#define CLSTREAM_MALLOC_MANAGED2_(devPtr, size)                             \
+#define cudaMallocManaged(...)                                                 \
+  CLSTREAM_PICK3_(__VA_ARGS__, CLSTREAM_MALLOC_MANAGED3_,                      \
+                  CLSTREAM_MALLOC_MANAGED2_, )                                 \
+  (__VA_ARGS__)
+#define CLSTREAM_MALLOC_MANAGED2_(devPtr, size)                                \
   clsMallocManaged(CLSTREAM_VOIDPP(devPtr), (size), clsMemAttachGlobal)
-#define CLSTREAM_MALLOC_MANAGED3_(devPtr, size, flags)                      \
+#define CLSTREAM_MALLOC_MANAGED3_(devPtr, size, flags)                         \
   clsMallocManaged(CLSTREAM_VOIDPP(devPtr), (size), (flags))
-#define cudaMallocAsync(devPtr, size, stream)                               \
+#define cudaMallocAsync(devPtr, size, stream)                                  \
   clsMallocAsync(CLSTREAM_VOIDPP(devPtr), (size), (stream))
 #define cudaFreeAsync clsFreeAsync
 #define cudaMemcpy clsMemcpy

@@ -160,8 +160,7 @@ clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
                                       void **out);
 /* Registers [p, p+size) with validated clsHostRegister flags on opened
  * `dev`; the front owns the table entry.  Never blocks. */
-clsError_t cls__b_host_register(int dev, void *p, size_t size,
-                                unsigned flags);
+clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags);
 /* Unregisters memory registered by cls__b_host_register.  Never blocks. */
 void cls__b_host_unregister(int dev, void *p);
 /* Allocates `size` (> 0) bytes of managed memory on opened `dev` with

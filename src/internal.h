@@ -123,7 +123,7 @@ enum cls__mem_kind {
   CLS__MEM_REGISTERED   /* clsHostRegister (hostmem.c) */
 };
 /* Device memory as far as copies, sets and devices are concerned. */
-#define CLS__MEM_ON_DEVICE(k)                                               \
+#define CLS__MEM_ON_DEVICE(k)                                                  \
   ((k) == CLS__MEM_DEVICE || (k) == CLS__MEM_POOL || (k) == CLS__MEM_MANAGED)
 /* One bit per kind, for cls__mem_remove. */
 #define CLS__MEM_BIT(k) (1u << (k))

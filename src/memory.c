@@ -36,8 +36,8 @@ static clsError_t cls__table_add(void *p, size_t size, int kind, int dev) {
   pthread_rwlock_wrlock(&cls__table_lock);
   /* Allocations never overlap; a registered host range may try to. */
   ptrdiff_t last = cls__table_floor((uintptr_t)p + size - 1);
-  if (last >= 0 && cls__table[last].base + cls__table[last].size >
-                       (uintptr_t)p) {
+  if (last >= 0 &&
+      cls__table[last].base + cls__table[last].size > (uintptr_t)p) {
     e = cls__reason(clsErrorHostMemoryAlreadyRegistered,
                     "[%p, +%zu) overlaps a range the library already has "
                     "(base %p, %zu bytes)",
@@ -67,8 +67,7 @@ out:
 
 /* Removes the allocation starting exactly at p if its kind is one of
  * `kinds` (CLS__MEM_BIT); returns its kind, or CLS__MEM_NONE. */
-static int cls__table_remove(void *p, unsigned kinds, int *dev,
-                             size_t *size) {
+static int cls__table_remove(void *p, unsigned kinds, int *dev, size_t *size) {
   int found = CLS__MEM_NONE;
   pthread_rwlock_wrlock(&cls__table_lock);
   ptrdiff_t i = cls__table_floor((uintptr_t)p);
@@ -188,10 +187,10 @@ static clsError_t cls__free_common(void *p, int kind) {
           : CLS__MEM_BIT(CLS__MEM_HOST) | CLS__MEM_BIT(CLS__MEM_HOST_MAPPED);
   int k = cls__table_remove(p, kinds, &dev, &size);
   if (k == CLS__MEM_NONE)
-    return cls__reason(clsErrorInvalidValue, "%p is not the start of a %s",
-                       p, kind == CLS__MEM_DEVICE
-                              ? "device allocation"
-                              : "clsMallocHost or clsHostAlloc allocation");
+    return cls__reason(clsErrorInvalidValue, "%p is not the start of a %s", p,
+                       kind == CLS__MEM_DEVICE
+                           ? "device allocation"
+                           : "clsMallocHost or clsHostAlloc allocation");
   e = cls__b_device_sync(dev);
   if (e != clsSuccess) {
     /* The device may still be using the memory: keep it (leaked) rather

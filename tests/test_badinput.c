@@ -311,8 +311,7 @@ static clsError_t unload_m(fx *x) {
   return r;
 }
 
-
-/* ---- Helpers for issue 13's calls ------------------------------------------ */
+/* ---- Helpers for issue 13's calls -------------------------------------- */
 
 #define HAR clsErrorHostMemoryAlreadyRegistered
 #define HNR clsErrorHostMemoryNotRegistered

@@ -152,8 +152,7 @@ static void cls__cuda_fill_props(cls__cuda_device *d,
   /* Dropped from cudaDeviceProp in CUDA 13: attributes there. */
   int v = 0;
   p->deviceOverlap =
-      cudaDeviceGetAttribute(&v, cudaDevAttrGpuOverlap, d->index) ==
-              cudaSuccess
+      cudaDeviceGetAttribute(&v, cudaDevAttrGpuOverlap, d->index) == cudaSuccess
           ? v
           : cp->asyncEngineCount > 0;
   v = 0;
