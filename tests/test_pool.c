@@ -270,6 +270,45 @@ START_TEST(mixed_frees) {
 }
 END_TEST
 
+/* A free on a stream of another device that shares the memory (the same
+ * OpenCL context; unified addressing on CUDA), ordered by an event: the
+ * block goes back to its own device's pool once the free is reached. */
+START_TEST(free_on_other_device) {
+  int a, b;
+  if (!two_devices("free_on_other_device", &a, &b)) return;
+  CK_OK(clsSetDevice(a));
+  checker c;
+  checker_load(&c);
+  clsStream_t sa, sb;
+  clsEvent_t e;
+  CK_OK(clsStreamCreate(&sa));
+  CK_OK(clsEventCreateWithFlags(&e, clsEventDisableTiming));
+  enum { N = 700 };
+  int *p, *q;
+  CK_OK(clsMallocAsync((void **)&p, N * sizeof(int), sa));
+  CK_OK(launch_fill(&c.ar, sa, p, 12, N));
+  CK_OK(launch_check(&c, sa, p, 12, N));
+  CK_OK(clsEventRecord(e, sa));
+  CK_OK(clsSetDevice(b));
+  CK_OK(clsStreamCreate(&sb));
+  CK_OK(clsStreamWaitEvent(sb, e, 0));
+  CK_OK(clsFreeAsync(p, sb));
+  CK_OK(clsStreamSynchronize(sb));
+  CK_OK(clsSetDevice(a));
+  CK_OK(clsMallocAsync((void **)&q, N * sizeof(int), sa));
+  if (OPENCL_POLICY)
+    ck_assert_msg(q == p, "a block freed on another device's stream was not "
+                          "reused once its free was reached");
+  CK_OK(clsFreeAsync(q, sa));
+  CK_OK(clsStreamSynchronize(sa));
+  CK_OK(clsStreamDestroy(sb));
+  CK_OK(clsStreamDestroy(sa));
+  CK_OK(clsEventDestroy(e));
+  checker_expect_clean(&c, "free_on_other_device");
+  checker_unload(&c);
+}
+END_TEST
+
 /* ---- A random model: many streams, gates, moves and frees -------------- */
 
 enum { M_STREAMS = 4, M_LIVE = 24, M_OPS = 400 };
@@ -427,6 +466,7 @@ int main(void) {
   tcase_add_test(tc, other_stream_waits_for_free_point);
   tcase_add_test(tc, legacy_free_waits_for_blocking_streams);
   tcase_add_test(tc, mixed_frees);
+  tcase_add_test(tc, free_on_other_device);
   tcase_add_loop_test(tc, model_random, 0, 2);
   tcase_add_test(tc, threads);
   suite_add_tcase(s, tc);
