@@ -102,6 +102,11 @@ static const scenario SCEN[SC_COUNT] = {
     [SC_FLAT_MEMORY] = {"flat_memory",
                         "record + query cycles (a synchronize every 1024)",
                         10000, 1000, 100, 2},
+    [SC_ALLOC_ASYNC] = {"alloc_async",
+                        "64 KiB alloc + tiny kernel + free, 16 per sync: "
+                        "ours stream-ordered (clsMallocAsync/clsFreeAsync), "
+                        "raw malloc + kernel + wait + free",
+                        16, 5000, 1500, 50},
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -168,6 +173,9 @@ static int o_counter;
 static volatile unsigned o_hf_calls;
 
 static void o_host_fn(void *arg) { ++*(volatile unsigned *)arg; }
+
+/* The allocation of the alloc_async scenario (both sides). */
+#define ALLOC_BYTES (64u << 10)
 
 static int o_launch_fill(clsStream_t s, int *t) {
   int v = ++o_counter;
@@ -296,6 +304,15 @@ static int ours_run(int sc, unsigned inner) {
     o_last_elapsed_ms = ms;
     return 0;
   }
+  case SC_ALLOC_ASYNC:
+    for (unsigned i = 0; i < inner; ++i) {
+      int *p = NULL;
+      CKS(clsMallocAsync((void **)&p, ALLOC_BYTES, oA));
+      if (o_launch_fill(oA, p)) return -1;
+      CKS(clsFreeAsync(p, oA));
+    }
+    CKS(clsStreamSynchronize(oA));
+    return 0;
   case SC_FLAT_MEMORY:
     for (unsigned i = 0; i < inner; ++i) {
       clsError_t q;

@@ -27,6 +27,10 @@ enum bench_scenario {
   SC_LEGACY_64,          /* ... 64 idle blocking streams */
   SC_ELAPSED,            /* spin kernel timed by events vs host span */
   SC_FLAT_MEMORY,        /* record/query cycles; RSS before/after */
+  SC_ALLOC_ASYNC,        /* ours: clsMallocAsync + tiny kernel + clsFreeAsync
+                            in one stream, a synchronize every 16; raw: the
+                            same work with malloc + free (the raw API's
+                            allocation, kernel, wait, free), issue 13 */
   SC_COUNT
 };
 

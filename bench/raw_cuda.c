@@ -211,6 +211,15 @@ int raw_run(int sc, unsigned inner) {
       CK(cudaEventSynchronize(eA));
     }
     return 0;
+  case SC_ALLOC_ASYNC:
+    /* malloc + free: cudaFree waits for the device itself. */
+    for (unsigned i = 0; i < inner; ++i) {
+      int *p = NULL;
+      CK(cudaMalloc((void **)&p, 64u << 10));
+      if (launch_fill(sA, p)) return -1;
+      CK(cudaFree(p));
+    }
+    return 0;
   case SC_PINGPONG:
   case SC_PINGPONG_TIMED:
     for (unsigned i = 0; i < inner; ++i) {

@@ -350,6 +350,17 @@ int raw_run(int sc, unsigned inner) {
       if (launch_fill(qA, buf, 0, NULL) || record(qA, &evA) || wait_ev(evA))
         return -1;
     return 0;
+  case SC_ALLOC_ASYNC:
+    /* Without a pool, memory a kernel used may be freed only once the
+     * kernel is done (clSVMFree does not wait). */
+    for (unsigned i = 0; i < inner; ++i) {
+      int *p = clSVMAlloc(ctx, CL_MEM_READ_WRITE, 64u << 10, 0);
+      if (!p) return raw_fail("clSVMAlloc failed");
+      if (launch_fill(qA, p, 0, NULL)) return -1;
+      CK(clFinish(qA));
+      clSVMFree(ctx, p);
+    }
+    return 0;
   case SC_PINGPONG:
   case SC_PINGPONG_TIMED:
     for (unsigned i = 0; i < inner; ++i) {

@@ -10,6 +10,23 @@
  *   cls_global_id(d)  cls_local_id(d)  cls_group_id(d)
  *   cls_local_size(d) cls_num_groups(d)          (d = 0, 1 or 2; unsigned)
  *   cls_barrier()     work-group barrier over local and global memory
+ *   cls_warp_size()   the SIMD width work-items run in lockstep with
+ *                     (CUDA's warpSize): 32 on NVIDIA devices, the largest
+ *                     sub-group size where OpenCL has sub-groups, else 1
+ *   cls_clock64()     a per-multiprocessor cycle counter (CUDA's clock64(),
+ *                     a ulong) where the device has one: CUDA; OpenCL
+ *                     drivers with cl_khr_kernel_clock or a compiler that
+ *                     offers __builtin_readcyclecounter (PoCL's CPU device:
+ *                     the CPU's time-stamp counter).  CLS_HAS_CLOCK64 is 1
+ *                     there and 0 elsewhere, where using cls_clock64() is
+ *                     a build error that names it (clsErrorInvalidSource,
+ *                     the log in clsGetLastBuildLog), never a clock that
+ *                     does not advance.
+ *   size_t            as a kernel parameter type, a host size_t: OpenCL C
+ *                     forbids size_t parameters (its width is the
+ *                     device's), so in OpenCL kernel source size_t and
+ *                     ptrdiff_t mean ulong and long, 64 bits like the
+ *                     host's (clstream's hosts are 64-bit)
  *
  * Kernel sources are C as OpenCL C accepts it; on CUDA they compile as
  * C++ (NVRTC), so the CUDA branch also maps C99's `restrict` and OpenCL C's
@@ -30,6 +47,36 @@
 #define cls_local_size(d) ((unsigned)get_local_size(d))
 #define cls_num_groups(d) ((unsigned)get_num_groups(d))
 #define cls_barrier() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)
+
+/* Kernel parameters of the host's size_t and ptrdiff_t (see above).  The
+ * built-in functions were declared before this point and keep their own
+ * types. */
+#define size_t ulong
+#define ptrdiff_t long
+
+#if defined(__opencl_c_subgroups) || defined(cl_khr_subgroups)
+#define cls_warp_size() ((unsigned)get_max_sub_group_size())
+#elif defined(cl_nv_pragma_unroll)
+#define cls_warp_size() 32u /* NVIDIA's OpenCL compiler: a warp */
+#else
+#define cls_warp_size() 1u
+#endif
+
+#if defined(__opencl_c_kernel_clock_scope_device)
+#define CLS_HAS_CLOCK64 1
+#define cls_clock64() ((ulong)clock_read_device())
+#else
+#ifdef __has_builtin
+#if __has_builtin(__builtin_readcyclecounter)
+#define CLS_HAS_CLOCK64 1
+#define cls_clock64() ((ulong)__builtin_readcyclecounter())
+#endif
+#endif
+#endif
+#ifndef CLS_HAS_CLOCK64
+#define CLS_HAS_CLOCK64 0
+#define cls_clock64() cls_clock64_is_not_available_on_this_device()
+#endif
 
 #elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
@@ -55,6 +102,9 @@ __device__ __forceinline__ unsigned cls__dim3(const dim3 v, int d) {
 #define cls_num_groups(d) cls__dim3(gridDim, (d))
 #define cls_global_id(d) (cls_group_id(d) * cls_local_size(d) + cls_local_id(d))
 #define cls_barrier() __syncthreads()
+#define cls_warp_size() ((unsigned)warpSize)
+#define CLS_HAS_CLOCK64 1
+#define cls_clock64() ((ulong)clock64())
 
 #else
 #error "clstream_kernel.h: neither OpenCL C nor CUDA"

@@ -34,3 +34,11 @@ CLS_KERNEL void block_sum(CLS_GLOBAL const float *in, CLS_GLOBAL float *out,
   }
   if (t == 0) out[cls_group_id(0)] = part[0];
 }
+
+/* c[i] = a[i] + b[i] for i < n (the zero-copy and stream-ordered
+ * allocation programs). */
+CLS_KERNEL void vec_add(CLS_GLOBAL const float *a, CLS_GLOBAL const float *b,
+                        CLS_GLOBAL float *c, unsigned n) {
+  unsigned i = cls_global_id(0);
+  if (i < n) c[i] = a[i] + b[i];
+}

@@ -175,9 +175,34 @@ typedef struct clsDeviceProp {
   int maxGridSize[3]; /* Largest grid in each dimension, blocks. */
   int warpSize; /* SIMD width where known, else 1. */
   int clockRate; /* kHz */
-  int major, minor; /* Compute capability (CUDA) or OpenCL version. */
+  /* Compute capability.  On the CUDA build and for NVIDIA devices under
+   * OpenCL (cl_nv_device_attribute_query), the hardware's own.  For any
+   * other OpenCL device, 7.5: the oldest compute capability CUDA 13
+   * supports, whose runtime semantics clstream follows, so that the usual
+   * "requires SM x.y" gates of host code pass; what a device can really do
+   * is in the feature fields (concurrentKernels, canMapHostMemory,
+   * managedMemory, streamPrioritiesSupported, ...), never in major.minor.
+   * computeCapabilityNative says which case applies; the OpenCL version is
+   * in clVersionMajor and clVersionMinor. */
+  int major, minor;
   int concurrentKernels; /* 1 when kernels may run concurrently. */
   int unifiedAddressing; /* 1 when device pointers are host-sized addresses. */
+  /* More of cudaDeviceProp's fields, with the same meaning.  deviceOverlap
+   * and computeMode were dropped from cudaDeviceProp in CUDA 13 (they are
+   * device attributes there) and are kept here for older host code. */
+  int integrated;       /* 1 when the device shares the host's memory. */
+  int canMapHostMemory; /* 1 when kernels can use clsHostAllocMapped
+                           memory (clsHostGetDevicePointer works). */
+  int asyncEngineCount; /* Copy engines that overlap kernels (0: none). */
+  int deviceOverlap;    /* 1 when copies may overlap kernels. */
+  int computeMode;      /* A clsComputeMode value. */
+  int managedMemory;    /* 1 when clsMallocManaged works. */
+  int concurrentManagedAccess;   /* 1 when host and device may touch managed
+                                    memory at the same time. */
+  int pageableMemoryAccess;      /* 1 when kernels can use any host memory. */
+  int hostRegisterSupported;     /* 1 when clsHostRegister works. */
+  int memoryPoolsSupported;      /* 1 when clsMallocAsync works. */
+  int streamPrioritiesSupported; /* As streamPriorities below. */
   /* clstream's own fields. */
   char platformName[256]; /* OpenCL platform (or "CUDA"). */
   char driverVersion[64]; /* Driver version string. */
@@ -189,7 +214,114 @@ typedef struct clsDeviceProp {
   int timingFallback;          /* 1 when timed events use a fill command
                                   because the driver's marker timestamps
                                   were found wrong at start-up. */
+  int clVersionMajor, clVersionMinor; /* The device's OpenCL version
+                                         (CL_DEVICE_VERSION); 0, 0 on the
+                                         CUDA build. */
+  int computeCapabilityNative;        /* 1 when major.minor are the hardware's
+                                         compute capability, 0 when they are
+                                         clstream's nominal 7.5. */
 } clsDeviceProp;
+
+/* Compute modes (cudaComputeMode), as computeMode and
+ * clsDevAttrComputeMode report them.  OpenCL devices are always
+ * clsComputeModeDefault. */
+typedef enum clsComputeMode {
+  clsComputeModeDefault = 0,
+  clsComputeModeExclusive = 1,
+  clsComputeModeProhibited = 2,
+  clsComputeModeExclusiveProcess = 3
+} clsComputeMode;
+
+/* Device attributes for clsDeviceGetAttribute, with cudaDeviceAttr's
+ * values.  Every attribute of CUDA 13's enum is accepted; the ones listed
+ * here are those host code commonly reads.  On OpenCL, an attribute of a
+ * feature clstream does not offer (textures, surfaces, cooperative or
+ * cluster launches, ...) reads 0. */
+typedef enum clsDeviceAttr {
+  clsDevAttrMaxThreadsPerBlock = 1,
+  clsDevAttrMaxBlockDimX = 2,
+  clsDevAttrMaxBlockDimY = 3,
+  clsDevAttrMaxBlockDimZ = 4,
+  clsDevAttrMaxGridDimX = 5,
+  clsDevAttrMaxGridDimY = 6,
+  clsDevAttrMaxGridDimZ = 7,
+  clsDevAttrMaxSharedMemoryPerBlock = 8,
+  clsDevAttrTotalConstantMemory = 9,
+  clsDevAttrWarpSize = 10,
+  clsDevAttrMaxPitch = 11,
+  clsDevAttrMaxRegistersPerBlock = 12,
+  clsDevAttrClockRate = 13,
+  clsDevAttrTextureAlignment = 14,
+  clsDevAttrGpuOverlap = 15,
+  clsDevAttrMultiProcessorCount = 16,
+  clsDevAttrKernelExecTimeout = 17,
+  clsDevAttrIntegrated = 18,
+  clsDevAttrCanMapHostMemory = 19,
+  clsDevAttrComputeMode = 20,
+  clsDevAttrConcurrentKernels = 31,
+  clsDevAttrEccEnabled = 32,
+  clsDevAttrPciBusId = 33,
+  clsDevAttrPciDeviceId = 34,
+  clsDevAttrTccDriver = 35,
+  clsDevAttrMemoryClockRate = 36,
+  clsDevAttrGlobalMemoryBusWidth = 37,
+  clsDevAttrL2CacheSize = 38,
+  clsDevAttrMaxThreadsPerMultiProcessor = 39,
+  clsDevAttrAsyncEngineCount = 40,
+  clsDevAttrUnifiedAddressing = 41,
+  clsDevAttrPciDomainId = 50,
+  clsDevAttrComputeCapabilityMajor = 75,
+  clsDevAttrComputeCapabilityMinor = 76,
+  clsDevAttrStreamPrioritiesSupported = 78,
+  clsDevAttrGlobalL1CacheSupported = 79,
+  clsDevAttrLocalL1CacheSupported = 80,
+  clsDevAttrMaxSharedMemoryPerMultiprocessor = 81,
+  clsDevAttrMaxRegistersPerMultiprocessor = 82,
+  clsDevAttrManagedMemory = 83,
+  clsDevAttrIsMultiGpuBoard = 84,
+  clsDevAttrMultiGpuBoardGroupID = 85,
+  clsDevAttrHostNativeAtomicSupported = 86,
+  clsDevAttrSingleToDoublePrecisionPerfRatio = 87,
+  clsDevAttrPageableMemoryAccess = 88,
+  clsDevAttrConcurrentManagedAccess = 89,
+  clsDevAttrComputePreemptionSupported = 90,
+  clsDevAttrCanUseHostPointerForRegisteredMem = 91,
+  clsDevAttrCooperativeLaunch = 95,
+  clsDevAttrMaxSharedMemoryPerBlockOptin = 97,
+  clsDevAttrHostRegisterSupported = 99,
+  clsDevAttrMaxBlocksPerMultiprocessor = 106,
+  clsDevAttrMemoryPoolsSupported = 115
+} clsDeviceAttr;
+
+/* Device flags for clsSetDeviceFlags (cudaDeviceSchedule*, ...), with
+ * CUDA's values.  At most one of the schedule flags (the three low bits). */
+#define clsDeviceScheduleAuto 0x00u
+#define clsDeviceScheduleSpin 0x01u
+#define clsDeviceScheduleYield 0x02u
+#define clsDeviceScheduleBlockingSync 0x04u
+#define clsDeviceBlockingSync 0x04u /* The deprecated name. */
+#define clsDeviceScheduleMask 0x07u
+#define clsDeviceMapHost 0x08u
+#define clsDeviceLmemResizeToMax 0x10u
+#define clsDeviceSyncMemops 0x80u
+#define clsDeviceMask 0xffu
+
+/* Flags for clsHostAlloc (cudaHostAlloc*) and clsHostRegister
+ * (cudaHostRegister*), with CUDA's values. */
+#define clsHostAllocDefault 0x00u
+#define clsHostAllocPortable 0x01u
+#define clsHostAllocMapped 0x02u
+#define clsHostAllocWriteCombined 0x04u
+#define clsHostRegisterDefault 0x00u
+#define clsHostRegisterPortable 0x01u
+#define clsHostRegisterMapped 0x02u
+#define clsHostRegisterIoMemory 0x04u
+#define clsHostRegisterReadOnly 0x08u
+
+/* Flags for clsMallocManaged (cudaMemAttach*). */
+#define clsMemAttachGlobal 0x01u
+#define clsMemAttachHost 0x02u
+#define clsMemAttachSingle 0x04u
 
 /* ---- Errors ---------------------------------------------------------- */
 
@@ -240,6 +372,24 @@ CLS_API clsError_t clsDeviceSynchronize(void);
  * Never blocks. */
 CLS_API clsError_t clsDeviceGetStreamPriorityRange(int *least,
                                                    int *greatest);
+/* Stores attribute `attr` of `device` in *value (cudaDeviceGetAttribute).
+ * clsErrorInvalidValue for a NULL value or an attribute that is not in
+ * CUDA 13's enum, clsErrorInvalidDevice for a device out of range.  Never
+ * blocks on the device: it does not open the device. */
+CLS_API clsError_t clsDeviceGetAttribute(int *value, clsDeviceAttr attr,
+                                         int device);
+/* Records `flags` (clsDeviceSchedule*, clsDeviceMapHost, ...) for the
+ * calling thread's current device, replacing earlier flags even when the
+ * device is already in use (CUDA 13's rule).  The schedule flag chooses how
+ * this library's waits for that device behave: Spin polls, Yield polls and
+ * yields the CPU, BlockingSync sleeps, Auto leaves it to the driver.
+ * clsErrorInvalidValue for bits outside clsDeviceMask or more than one
+ * schedule flag.  Never blocks on the device. */
+CLS_API clsError_t clsSetDeviceFlags(unsigned flags);
+/* Stores the current device's flags: those last set, with
+ * clsDeviceMapHost added where the device can map host memory (implicit in
+ * CUDA's runtime).  Never blocks on the device. */
+CLS_API clsError_t clsGetDeviceFlags(unsigned *flags);
 
 /* ---- Streams --------------------------------------------------------- */
 
@@ -337,6 +487,65 @@ CLS_API clsError_t clsMallocHost(void **ptr, size_t size);
  * buffer) after the pending work of the device it was allocated on is done
  * (blocks).  NULL is a no-op. */
 CLS_API clsError_t clsFreeHost(void *ptr);
+/* Allocates page-locked host memory as clsMallocHost does, with flags
+ * (clsHostAllocPortable, clsHostAllocMapped, clsHostAllocWriteCombined, or
+ * an OR of them; clsErrorInvalidValue for any other bit).  With
+ * clsHostAllocMapped, on a device whose canMapHostMemory is 1 (OpenCL:
+ * fine-grained SVM buffers; CUDA), kernels may use the memory through the
+ * pointer clsHostGetDevicePointer gives; on another device the allocation
+ * succeeds and clsHostGetDevicePointer fails (CUDA defers the failure the
+ * same way).  WriteCombined is a hint OpenCL cannot take and is ignored
+ * there.  The caller owns *ptr and frees it with clsFreeHost.  Blocks only
+ * as clsMallocHost does. */
+CLS_API clsError_t clsHostAlloc(void **ptr, size_t size, unsigned flags);
+/* Stores in *devPtr the device pointer of mapped host memory (from
+ * clsHostAlloc with clsHostAllocMapped, or clsHostRegister with
+ * clsHostRegisterMapped); pointers inside the allocation map to the same
+ * offset.  flags must be 0.  clsErrorInvalidValue for memory that is not
+ * mapped host memory; clsErrorNotSupported (with a logged reason) where the
+ * current device cannot give kernels access to it.  Never blocks. */
+CLS_API clsError_t clsHostGetDevicePointer(void **devPtr, void *hostPtr,
+                                           unsigned flags);
+/* Registers [ptr, ptr+size) of ordinary host memory as page-locked
+ * (cudaHostRegister): async copies then use it in place, without staging,
+ * and the caller must keep it unchanged until they are done, as with
+ * clsMallocHost memory.  Flags: clsHostRegisterPortable, Mapped, ReadOnly
+ * (OR of them); IoMemory is clsErrorNotSupported on OpenCL.  Mapped
+ * memory is usable by kernels only where the device can reach any host
+ * memory (pageableMemoryAccess); elsewhere clsHostGetDevicePointer fails.
+ * clsErrorHostMemoryAlreadyRegistered for a range that overlaps memory
+ * already registered or allocated with clsMallocHost.  Never blocks. */
+CLS_API clsError_t clsHostRegister(void *ptr, size_t size, unsigned flags);
+/* Unregisters memory registered with clsHostRegister (ptr must be the
+ * base given there; clsErrorHostMemoryNotRegistered otherwise).  The
+ * memory stays the caller's.  Never blocks. */
+CLS_API clsError_t clsHostUnregister(void *ptr);
+/* Allocates managed memory (cudaMallocManaged): one pointer that the host
+ * and kernels of the current device both use.  flags: clsMemAttachGlobal
+ * or clsMemAttachHost (clsErrorInvalidValue otherwise).  On OpenCL it is a
+ * fine-grained SVM buffer; a device without fine-grained SVM returns
+ * clsErrorNotSupported (managedMemory says which).  The host may touch it
+ * only while no device work that uses it is running, as on CUDA devices
+ * without concurrentManagedAccess.  The caller owns it and frees it with
+ * clsFree.  Does not wait for device work. */
+CLS_API clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags);
+/* Allocates device memory in stream order (cudaMallocAsync) from a pool
+ * the library owns for the stream's device: work in `s` enqueued after
+ * this call, and work in other streams ordered after it by an event, may
+ * use it.  The pool reuses memory freed with clsFreeAsync at once in the
+ * stream that freed it, and in another stream only once the free's point
+ * in its stream has been reached (it never adds a hidden wait between
+ * streams).  size 0 gives NULL.  The caller frees it with clsFreeAsync or
+ * clsFree.  Never blocks. */
+CLS_API clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s);
+/* Frees memory in stream order (cudaFreeAsync): the memory goes back to
+ * the pool once the work enqueued before this call in `s` (for the legacy
+ * stream, including the blocking streams' work it waits for) is done;
+ * work enqueued later must not use it.  Memory from clsMalloc is freed on
+ * the device once that point is reached.  clsErrorInvalidValue for NULL or
+ * a pointer that is not the start of a device allocation.  Never
+ * blocks. */
+CLS_API clsError_t clsFreeAsync(void *devPtr, clsStream_t s);
 /* Copies `count` bytes on the legacy default stream, so after earlier
  * work in the blocking streams.  A copy that touches host memory blocks
  * until it is done; a copy between two device allocations returns at once
@@ -392,6 +601,15 @@ CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid,
 /* The calling thread's last build log ("" if none).  Owned by the library
  * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);
+
+/* ---- Profiler -------------------------------------------------------- */
+
+/* Start and stop collection by an attached profiler (cudaProfilerStart,
+ * cudaProfilerStop).  On the CUDA build they forward to the runtime; on
+ * OpenCL they return clsSuccess and do nothing (CLSTREAM_TRACE records
+ * every command).  Never block. */
+CLS_API clsError_t clsProfilerStart(void);
+CLS_API clsError_t clsProfilerStop(void);
 
 #ifdef __cplusplus
 }

@@ -17,10 +17,17 @@
  * CUDA's names ("cudaErrorNotReady") where clsGetErrorName gives
  * clstream's.  The names are macros and typedefs, plus one static inline
  * wrapper (cudaLaunchKernel, for its `const void *` parameter): no extra
- * symbol, nothing to link.  Type names that CUDA declares as struct
- * or enum tags (`struct cudaDeviceProp`, `enum cudaMemcpyKind`,
- * `enum cudaError`, `dim3`) are macros, so that both the tag spelling C code
- * uses and the plain type name work.
+ * symbol, nothing to link.  The allocation calls (cudaMalloc,
+ * cudaMallocHost, cudaHostAlloc, cudaMallocManaged, cudaMallocAsync,
+ * cudaHostGetDevicePointer) are function-like macros that accept a typed
+ * pointer's address (`int *d; cudaMalloc(&d, n)`) from C without a
+ * warning, as CUDA's C++ templates do; an argument that is not the address
+ * of a pointer still draws a diagnostic.  In C++, cudaMallocHost takes
+ * CUDA's optional third argument (flags, as cudaHostAlloc) and
+ * cudaMallocManaged its optional flags.  Type names that CUDA declares as
+ * struct or enum tags (`struct cudaDeviceProp`, `enum cudaMemcpyKind`, `enum
+ * cudaError`, `dim3`) are macros, so that both the tag spelling C code uses and
+ * the plain type name work.
  *
  * What has no counterpart here:
  *  - Kernels: `__global__` functions and `<<<...>>>` launches.  Kernels are
@@ -28,10 +35,17 @@
  *    clsModuleLoadData and launched with clsLaunchKernel or cudaLaunchKernel
  *    (which takes the clsFunction_t where CUDA takes the kernel's address).
  *  - CUDA runtime calls clstream does not implement (cudaDeviceReset,
- *    cudaHostAlloc, cudaHostRegister, cudaSetDeviceFlags, graphs, managed
- *    memory, ...): they stay undeclared, so the compiler names each one.
- *  - CUDART_VERSION is not defined: code that tests it takes its
- *    "not the CUDA runtime" path.  CLSTREAM_CUDA_NAMES is defined instead.
+ *    graphs, memory pools as objects, ...): they stay undeclared, so the
+ *    compiler names each one.
+ *
+ * CUDART_VERSION is 13000: the CUDA runtime version whose semantics
+ * clstream follows (SEMANTICS.md was measured with CUDA 13.0), so version
+ * gates in host code take their CUDA 13 paths.  CLSTREAM_CUDA_NAMES tells
+ * code that it is built against clstream.  __CUDA_RUNTIME_H__ and
+ * __DRIVER_TYPES_H__ are defined as the CUDA runtime headers define them,
+ * so that helpers that test them (NVIDIA's helper_cuda.h: checkCudaErrors,
+ * findCudaDevice) compile their runtime parts, and a cuda_runtime.h
+ * included later is skipped.
  *
  * docs/porting-from-cuda.md lists what maps one to one and what differs.
  */
@@ -47,6 +61,11 @@
 
 /* Defined so that code can tell it is built against clstream's names. */
 #define CLSTREAM_CUDA_NAMES 1
+/* The CUDA runtime version whose behaviour clstream reproduces (13.0). */
+#define CUDART_VERSION 13000
+/* The include guards of cuda_runtime.h and driver_types.h (see above). */
+#define __CUDA_RUNTIME_H__
+#define __DRIVER_TYPES_H__
 
 /* The calling-convention marker CUDA puts on stream callbacks. */
 #ifndef CUDART_CB
@@ -66,6 +85,8 @@ typedef clsStreamCallback_t cudaStreamCallback_t;
 #define cudaError clsError
 #define cudaMemcpyKind clsMemcpyKind
 #define cudaDeviceProp clsDeviceProp
+#define cudaDeviceAttr clsDeviceAttr
+#define cudaComputeMode clsComputeMode
 #ifdef __cplusplus
 /* In C++, CUDA's dim3 has constructors (dim3 grid(64), dim3 block(16,
  * 16)); this one is a clsDim3 with the same constructors, so it passes
@@ -163,6 +184,100 @@ struct dim3 : clsDim3 {
 #define cudaMemcpyDeviceToDevice clsMemcpyDeviceToDevice
 #define cudaMemcpyDefault clsMemcpyDefault
 
+/* ---- Devices, host memory, managed memory: constants ------------------ */
+
+#define cudaDevAttrMaxThreadsPerBlock clsDevAttrMaxThreadsPerBlock
+#define cudaDevAttrMaxBlockDimX clsDevAttrMaxBlockDimX
+#define cudaDevAttrMaxBlockDimY clsDevAttrMaxBlockDimY
+#define cudaDevAttrMaxBlockDimZ clsDevAttrMaxBlockDimZ
+#define cudaDevAttrMaxGridDimX clsDevAttrMaxGridDimX
+#define cudaDevAttrMaxGridDimY clsDevAttrMaxGridDimY
+#define cudaDevAttrMaxGridDimZ clsDevAttrMaxGridDimZ
+#define cudaDevAttrMaxSharedMemoryPerBlock clsDevAttrMaxSharedMemoryPerBlock
+#define cudaDevAttrTotalConstantMemory clsDevAttrTotalConstantMemory
+#define cudaDevAttrWarpSize clsDevAttrWarpSize
+#define cudaDevAttrMaxPitch clsDevAttrMaxPitch
+#define cudaDevAttrMaxRegistersPerBlock clsDevAttrMaxRegistersPerBlock
+#define cudaDevAttrClockRate clsDevAttrClockRate
+#define cudaDevAttrTextureAlignment clsDevAttrTextureAlignment
+#define cudaDevAttrGpuOverlap clsDevAttrGpuOverlap
+#define cudaDevAttrMultiProcessorCount clsDevAttrMultiProcessorCount
+#define cudaDevAttrKernelExecTimeout clsDevAttrKernelExecTimeout
+#define cudaDevAttrIntegrated clsDevAttrIntegrated
+#define cudaDevAttrCanMapHostMemory clsDevAttrCanMapHostMemory
+#define cudaDevAttrComputeMode clsDevAttrComputeMode
+#define cudaDevAttrConcurrentKernels clsDevAttrConcurrentKernels
+#define cudaDevAttrEccEnabled clsDevAttrEccEnabled
+#define cudaDevAttrPciBusId clsDevAttrPciBusId
+#define cudaDevAttrPciDeviceId clsDevAttrPciDeviceId
+#define cudaDevAttrTccDriver clsDevAttrTccDriver
+#define cudaDevAttrMemoryClockRate clsDevAttrMemoryClockRate
+#define cudaDevAttrGlobalMemoryBusWidth clsDevAttrGlobalMemoryBusWidth
+#define cudaDevAttrL2CacheSize clsDevAttrL2CacheSize
+#define cudaDevAttrMaxThreadsPerMultiProcessor                                 \
+  clsDevAttrMaxThreadsPerMultiProcessor
+#define cudaDevAttrAsyncEngineCount clsDevAttrAsyncEngineCount
+#define cudaDevAttrUnifiedAddressing clsDevAttrUnifiedAddressing
+#define cudaDevAttrPciDomainId clsDevAttrPciDomainId
+#define cudaDevAttrComputeCapabilityMajor clsDevAttrComputeCapabilityMajor
+#define cudaDevAttrComputeCapabilityMinor clsDevAttrComputeCapabilityMinor
+#define cudaDevAttrStreamPrioritiesSupported clsDevAttrStreamPrioritiesSupported
+#define cudaDevAttrGlobalL1CacheSupported clsDevAttrGlobalL1CacheSupported
+#define cudaDevAttrLocalL1CacheSupported clsDevAttrLocalL1CacheSupported
+#define cudaDevAttrMaxSharedMemoryPerMultiprocessor                            \
+  clsDevAttrMaxSharedMemoryPerMultiprocessor
+#define cudaDevAttrMaxRegistersPerMultiprocessor                               \
+  clsDevAttrMaxRegistersPerMultiprocessor
+#define cudaDevAttrManagedMemory clsDevAttrManagedMemory
+#define cudaDevAttrIsMultiGpuBoard clsDevAttrIsMultiGpuBoard
+#define cudaDevAttrMultiGpuBoardGroupID clsDevAttrMultiGpuBoardGroupID
+#define cudaDevAttrHostNativeAtomicSupported clsDevAttrHostNativeAtomicSupported
+#define cudaDevAttrSingleToDoublePrecisionPerfRatio                            \
+  clsDevAttrSingleToDoublePrecisionPerfRatio
+#define cudaDevAttrPageableMemoryAccess clsDevAttrPageableMemoryAccess
+#define cudaDevAttrConcurrentManagedAccess clsDevAttrConcurrentManagedAccess
+#define cudaDevAttrComputePreemptionSupported                                  \
+  clsDevAttrComputePreemptionSupported
+#define cudaDevAttrCanUseHostPointerForRegisteredMem                           \
+  clsDevAttrCanUseHostPointerForRegisteredMem
+#define cudaDevAttrCooperativeLaunch clsDevAttrCooperativeLaunch
+#define cudaDevAttrMaxSharedMemoryPerBlockOptin                                \
+  clsDevAttrMaxSharedMemoryPerBlockOptin
+#define cudaDevAttrHostRegisterSupported clsDevAttrHostRegisterSupported
+#define cudaDevAttrMaxBlocksPerMultiprocessor                                  \
+  clsDevAttrMaxBlocksPerMultiprocessor
+#define cudaDevAttrMemoryPoolsSupported clsDevAttrMemoryPoolsSupported
+
+#define cudaComputeModeDefault clsComputeModeDefault
+#define cudaComputeModeExclusive clsComputeModeExclusive
+#define cudaComputeModeProhibited clsComputeModeProhibited
+#define cudaComputeModeExclusiveProcess clsComputeModeExclusiveProcess
+
+#define cudaDeviceScheduleAuto clsDeviceScheduleAuto
+#define cudaDeviceScheduleSpin clsDeviceScheduleSpin
+#define cudaDeviceScheduleYield clsDeviceScheduleYield
+#define cudaDeviceScheduleBlockingSync clsDeviceScheduleBlockingSync
+#define cudaDeviceBlockingSync clsDeviceBlockingSync
+#define cudaDeviceScheduleMask clsDeviceScheduleMask
+#define cudaDeviceMapHost clsDeviceMapHost
+#define cudaDeviceLmemResizeToMax clsDeviceLmemResizeToMax
+#define cudaDeviceSyncMemops clsDeviceSyncMemops
+#define cudaDeviceMask clsDeviceMask
+
+#define cudaHostAllocDefault clsHostAllocDefault
+#define cudaHostAllocPortable clsHostAllocPortable
+#define cudaHostAllocMapped clsHostAllocMapped
+#define cudaHostAllocWriteCombined clsHostAllocWriteCombined
+#define cudaHostRegisterDefault clsHostRegisterDefault
+#define cudaHostRegisterPortable clsHostRegisterPortable
+#define cudaHostRegisterMapped clsHostRegisterMapped
+#define cudaHostRegisterIoMemory clsHostRegisterIoMemory
+#define cudaHostRegisterReadOnly clsHostRegisterReadOnly
+
+#define cudaMemAttachGlobal clsMemAttachGlobal
+#define cudaMemAttachHost clsMemAttachHost
+#define cudaMemAttachSingle clsMemAttachSingle
+
 /* ---- Functions -------------------------------------------------------- */
 
 /* Errors. */
@@ -182,6 +297,9 @@ struct dim3 : clsDim3 {
 #define cudaDeviceGetStreamPriorityRange clsDeviceGetStreamPriorityRange
 /* Deprecated in CUDA; still found in older host code. */
 #define cudaThreadSynchronize clsDeviceSynchronize
+#define cudaDeviceGetAttribute clsDeviceGetAttribute
+#define cudaSetDeviceFlags clsSetDeviceFlags
+#define cudaGetDeviceFlags clsGetDeviceFlags
 
 /* Streams. */
 #define cudaStreamCreate clsStreamCreate
@@ -205,15 +323,50 @@ struct dim3 : clsDim3 {
 #define cudaEventSynchronize clsEventSynchronize
 #define cudaEventElapsedTime clsEventElapsedTime
 
-/* Memory. */
-#define cudaMalloc clsMalloc
+/* Memory.  CLSTREAM_VOIDPP(p) converts the address of any pointer to the
+ * void ** the cls functions take; the unevaluated comparison makes the
+ * compiler complain, as CUDA's own declarations would, when `p` is not the
+ * address of a pointer (`cudaMalloc(d, n)` for `int *d`). */
+#define CLSTREAM_VOIDPP(p) ((void **)(p) + 0 * sizeof(*(p) == (void *)0))
+/* The third or fourth argument picks between the forms with and without
+ * the optional one. */
+#define CLSTREAM_PICK3_(a, b, c, name, ...) name
+#define cudaMalloc(devPtr, size) clsMalloc(CLSTREAM_VOIDPP(devPtr), (size))
 #define cudaFree clsFree
-#define cudaMallocHost clsMallocHost
+#define cudaMallocHost(...)                                                    \
+  CLSTREAM_PICK3_(__VA_ARGS__, CLSTREAM_MALLOC_HOST3_,                         \
+                  CLSTREAM_MALLOC_HOST2_, )                                    \
+  (__VA_ARGS__)
+#define CLSTREAM_MALLOC_HOST2_(ptr, size)                                      \
+  clsMallocHost(CLSTREAM_VOIDPP(ptr), (size))
+#define CLSTREAM_MALLOC_HOST3_(ptr, size, flags)                               \
+  clsHostAlloc(CLSTREAM_VOIDPP(ptr), (size), (flags))
 #define cudaFreeHost clsFreeHost
+#define cudaHostAlloc(ptr, size, flags)                                        \
+  clsHostAlloc(CLSTREAM_VOIDPP(ptr), (size), (flags))
+#define cudaHostGetDevicePointer(devPtr, hostPtr, flags)                       \
+  clsHostGetDevicePointer(CLSTREAM_VOIDPP(devPtr), (hostPtr), (flags))
+#define cudaHostRegister clsHostRegister
+#define cudaHostUnregister clsHostUnregister
+#define cudaMallocManaged(...)                                                 \
+  CLSTREAM_PICK3_(__VA_ARGS__, CLSTREAM_MALLOC_MANAGED3_,                      \
+                  CLSTREAM_MALLOC_MANAGED2_, )                                 \
+  (__VA_ARGS__)
+#define CLSTREAM_MALLOC_MANAGED2_(devPtr, size)                                \
+  clsMallocManaged(CLSTREAM_VOIDPP(devPtr), (size), clsMemAttachGlobal)
+#define CLSTREAM_MALLOC_MANAGED3_(devPtr, size, flags)                         \
+  clsMallocManaged(CLSTREAM_VOIDPP(devPtr), (size), (flags))
+#define cudaMallocAsync(devPtr, size, stream)                                  \
+  clsMallocAsync(CLSTREAM_VOIDPP(devPtr), (size), (stream))
+#define cudaFreeAsync clsFreeAsync
 #define cudaMemcpy clsMemcpy
 #define cudaMemcpyAsync clsMemcpyAsync
 #define cudaMemset clsMemset
 #define cudaMemsetAsync clsMemsetAsync
+
+/* Profiler (cuda_profiler_api.h). */
+#define cudaProfilerStart clsProfilerStart
+#define cudaProfilerStop clsProfilerStop
 
 /* Launches.  CUDA's cudaLaunchKernel takes the kernel's host address; here
  * `func` is a clsFunction_t from clsModuleGetFunction (passed as it is, or

@@ -175,6 +175,64 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int mode);
 
+/* ---- Device attributes, flags, profiler (attribute.c, devflags.c) ---- */
+
+/* Stores attribute `attr` (a value of CUDA 13's cudaDeviceAttr enum; the
+ * front rejected the others) of `dev`.  Does not open the device. */
+clsError_t cls__b_device_attribute(int dev, int attr, int *value);
+/* Applies validated device flags to opened `dev` (the front remembers
+ * them): the schedule flag decides how the library's waits on `dev`
+ * behave.  Never blocks. */
+clsError_t cls__b_device_set_flags(int dev, unsigned flags);
+/* The flags of opened `dev`, given the ones last set there (`set`). */
+clsError_t cls__b_device_get_flags(int dev, unsigned set, unsigned *flags);
+/* Starts (start = 1) or stops profiler collection. */
+clsError_t cls__b_profiler(int start);
+
+/* ---- Host memory and managed memory (hostmem.c) ---------------------- */
+
+/* Allocates `size` (> 0) bytes of page-locked host memory on opened `dev`
+ * with validated clsHostAlloc flags.  *kind gets CLS__MEM_HOST_MAPPED when
+ * kernels of `dev` can use the memory at its host address, else
+ * CLS__MEM_HOST (freed with cls__b_free_host). */
+clsError_t cls__b_host_alloc(int dev, size_t size, unsigned flags, void **out,
+                             int *kind);
+/* Frees CLS__MEM_HOST_MAPPED memory; the device's work is done. */
+void cls__b_free_host_mapped(int dev, void *p);
+/* Stores the device pointer through which kernels of opened `dev` reach
+ * host memory `host`, which lies in an entry of `kind` (CLS__MEM_HOST,
+ * CLS__MEM_HOST_MAPPED or CLS__MEM_REGISTERED).  clsErrorNotSupported,
+ * with a reason, where the device cannot reach it.  Never blocks. */
+clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
+                                      void **out);
+/* Registers [p, p+size) with validated clsHostRegister flags on opened
+ * `dev`; the front owns the table entry.  Never blocks. */
+clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags);
+/* Unregisters memory registered by cls__b_host_register.  Never blocks. */
+void cls__b_host_unregister(int dev, void *p);
+/* Allocates `size` (> 0) bytes of managed memory on opened `dev` with
+ * validated flags; clsErrorNotSupported (with a reason) where the device
+ * has none. */
+clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,
+                                 void **out);
+/* Frees managed memory; the device's work is done. */
+void cls__b_free_managed(int dev, void *p);
+
+/* ---- Stream-ordered allocation (pool.c) ------------------------------ */
+
+/* Allocates `size` (> 0) bytes of device memory for work enqueued on `s`
+ * from now on (see clsMallocAsync).  Never blocks. */
+clsError_t cls__b_malloc_async(cls__bstream *s, size_t size, void **out);
+/* Frees p (size bytes of device `dev`'s memory, of table kind
+ * CLS__MEM_POOL or CLS__MEM_DEVICE, already out of the table) once the
+ * work enqueued on `s` so far is done (for the legacy stream, with the
+ * blocking streams' work it waits for: what an event recorded now would
+ * capture).  On failure p is still the caller's.  Never blocks. */
+clsError_t cls__b_free_async(cls__bstream *s, int dev, void *p, size_t size,
+                             int kind);
+/* Frees CLS__MEM_POOL memory whose device's work is done (clsFree). */
+void cls__b_pool_free_now(int dev, void *p, size_t size);
+
 /* ---- Modules and launches -------------------------------------------- */
 
 /* Compiles `source` (prelude already prepended) for opened `dev`.  Blocks.

@@ -114,6 +114,39 @@ typedef struct cls__event {
 clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
                                unsigned *flags, int *priority);
 
+/* ---- The allocation table (memory.c) ---------------------------------- */
+
+/* What an address range in the table is. */
+enum cls__mem_kind {
+  CLS__MEM_NONE = 0,
+  CLS__MEM_DEVICE,      /* clsMalloc */
+  CLS__MEM_HOST,        /* clsMallocHost, clsHostAlloc without Mapped */
+  CLS__MEM_POOL,        /* clsMallocAsync (pool.c) */
+  CLS__MEM_MANAGED,     /* clsMallocManaged (hostmem.c) */
+  CLS__MEM_HOST_MAPPED, /* clsHostAlloc with Mapped, on a device that maps */
+  CLS__MEM_REGISTERED   /* clsHostRegister (hostmem.c) */
+};
+/* Device memory as far as copies, sets and devices are concerned. */
+#define CLS__MEM_ON_DEVICE(k)                                                  \
+  ((k) == CLS__MEM_DEVICE || (k) == CLS__MEM_POOL || (k) == CLS__MEM_MANAGED)
+/* One bit per kind, for cls__mem_remove. */
+#define CLS__MEM_BIT(k) (1u << (k))
+
+/* Adds [p, p+size) of `kind` on `dev`.  clsErrorHostMemoryAlreadyRegistered
+ * (with a reason) when the range overlaps an entry already there. */
+clsError_t cls__mem_add(void *p, size_t size, int kind, int dev);
+/* Removes the entry that starts exactly at p if its kind's bit is in
+ * `kinds`; returns its kind (CLS__MEM_NONE if none) and stores its device
+ * and size (either may be NULL). */
+int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
+/* The kind of the entry that contains p (CLS__MEM_NONE if none); *base,
+ * *size and *dev (each may be NULL) get the entry's. */
+int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev);
+/* Gives memory of `kind` (already out of the table, its device's work
+ * done) back to the backend: the one place that knows which backend
+ * function frees which kind. */
+clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
+
 /* ---- Kernels ---------------------------------------------------------- */
 
 /* The prelude cl/clstream_kernel.h, embedded at build time. */

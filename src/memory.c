@@ -7,8 +7,6 @@
 
 /* ---- Allocation table: sorted by base, guarded by a rwlock ------------ */
 
-enum cls__mem_kind { CLS__MEM_NONE = 0, CLS__MEM_DEVICE, CLS__MEM_HOST };
-
 typedef struct cls__alloc {
   uintptr_t base;
   size_t size;
@@ -36,6 +34,17 @@ static ptrdiff_t cls__table_floor(uintptr_t p) {
 static clsError_t cls__table_add(void *p, size_t size, int kind, int dev) {
   clsError_t e = clsSuccess;
   pthread_rwlock_wrlock(&cls__table_lock);
+  /* Allocations never overlap; a registered host range may try to. */
+  ptrdiff_t last = cls__table_floor((uintptr_t)p + size - 1);
+  if (last >= 0 &&
+      cls__table[last].base + cls__table[last].size > (uintptr_t)p) {
+    e = cls__reason(clsErrorHostMemoryAlreadyRegistered,
+                    "[%p, +%zu) overlaps a range the library already has "
+                    "(base %p, %zu bytes)",
+                    p, size, (void *)cls__table[last].base,
+                    cls__table[last].size);
+    goto out;
+  }
   if (cls__nalloc == cls__capalloc) {
     size_t cap = cls__capalloc ? 2 * cls__capalloc : 64;
     cls__alloc *t = realloc(cls__table, cap * sizeof *t);
@@ -56,22 +65,45 @@ out:
   return e;
 }
 
-/* Removes the allocation starting exactly at p of `kind`; returns 1 and
- * its device if there was one. */
-static int cls__table_remove(void *p, int kind, int *dev) {
-  int found = 0;
+/* Removes the allocation starting exactly at p if its kind is one of
+ * `kinds` (CLS__MEM_BIT); returns its kind, or CLS__MEM_NONE. */
+static int cls__table_remove(void *p, unsigned kinds, int *dev, size_t *size) {
+  int found = CLS__MEM_NONE;
   pthread_rwlock_wrlock(&cls__table_lock);
   ptrdiff_t i = cls__table_floor((uintptr_t)p);
   if (i >= 0 && cls__table[i].base == (uintptr_t)p &&
-      cls__table[i].kind == kind) {
-    *dev = cls__table[i].dev;
+      (kinds & CLS__MEM_BIT(cls__table[i].kind))) {
+    found = cls__table[i].kind;
+    if (dev) *dev = cls__table[i].dev;
+    if (size) *size = cls__table[i].size;
     memmove(&cls__table[i], &cls__table[i + 1],
             (cls__nalloc - (size_t)i - 1) * sizeof *cls__table);
     cls__nalloc--;
-    found = 1;
   }
   pthread_rwlock_unlock(&cls__table_lock);
   return found;
+}
+
+clsError_t cls__mem_add(void *p, size_t size, int kind, int dev) {
+  return cls__table_add(p, size, kind, dev);
+}
+
+int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size) {
+  return cls__table_remove(p, kinds, dev, size);
+}
+
+int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev) {
+  int k = CLS__MEM_NONE;
+  pthread_rwlock_rdlock(&cls__table_lock);
+  ptrdiff_t i = cls__table_floor((uintptr_t)p);
+  if (i >= 0 && (uintptr_t)p - cls__table[i].base < cls__table[i].size) {
+    k = cls__table[i].kind;
+    if (base) *base = (void *)cls__table[i].base;
+    if (size) *size = cls__table[i].size;
+    if (dev) *dev = cls__table[i].dev;
+  }
+  pthread_rwlock_unlock(&cls__table_lock);
+  return k;
 }
 
 /* What p points into: a device allocation, a clsMallocHost allocation or
@@ -117,26 +149,55 @@ static clsError_t cls__alloc_common(void **out, size_t size, int kind) {
   return clsSuccess;
 }
 
+clsError_t cls__mem_release(int kind, int dev, void *p, size_t size) {
+  switch (kind) {
+  case CLS__MEM_DEVICE:
+    return cls__b_free(dev, p);
+  case CLS__MEM_HOST:
+    return cls__b_free_host(dev, p);
+  case CLS__MEM_POOL:
+    cls__b_pool_free_now(dev, p, size);
+    break;
+  case CLS__MEM_MANAGED:
+    cls__b_free_managed(dev, p);
+    break;
+  case CLS__MEM_HOST_MAPPED:
+    cls__b_free_host_mapped(dev, p);
+    break;
+  default: /* registered memory is the caller's */
+    break;
+  }
+  return clsSuccess;
+}
+
 /* Frees after the owning device's work is done, as cudaFree and
- * cudaFreeHost do (the backend waits, or its runtime does). */
+ * cudaFreeHost do (the backend waits, or its runtime does): clsFree
+ * takes every kind of device memory (clsMalloc, clsMallocAsync,
+ * clsMallocManaged), clsFreeHost both kinds of clsHostAlloc memory. */
 static clsError_t cls__free_common(void *p, int kind) {
   if (!p) return clsSuccess;
   clsError_t e = cls__init();
   if (e != clsSuccess) return e;
   int dev;
-  if (!cls__table_remove(p, kind, &dev))
-    return cls__reason(clsErrorInvalidValue, "%p is not the start of a %s",
-                       p, kind == CLS__MEM_DEVICE
-                              ? "clsMalloc allocation"
-                              : "clsMallocHost allocation");
+  size_t size = 0;
+  unsigned kinds =
+      kind == CLS__MEM_DEVICE
+          ? CLS__MEM_BIT(CLS__MEM_DEVICE) | CLS__MEM_BIT(CLS__MEM_POOL) |
+                CLS__MEM_BIT(CLS__MEM_MANAGED)
+          : CLS__MEM_BIT(CLS__MEM_HOST) | CLS__MEM_BIT(CLS__MEM_HOST_MAPPED);
+  int k = cls__table_remove(p, kinds, &dev, &size);
+  if (k == CLS__MEM_NONE)
+    return cls__reason(clsErrorInvalidValue, "%p is not the start of a %s", p,
+                       kind == CLS__MEM_DEVICE
+                           ? "device allocation"
+                           : "clsMallocHost or clsHostAlloc allocation");
   e = cls__b_free_wait(dev);
   if (e != clsSuccess) {
     /* The device may still be using the memory: keep it (leaked) rather
      * than free it under running work. */
     return e;
   }
-  return kind == CLS__MEM_DEVICE ? cls__b_free(dev, p)
-                                 : cls__b_free_host(dev, p);
+  return cls__mem_release(k, dev, p, size);
 }
 
 clsError_t clsMalloc(void **devPtr, size_t size) {
@@ -199,7 +260,7 @@ static int cls__reaches(int owner, int dev) {
 /* Checks that device memory at w can be used by a command of `dev`. */
 static clsError_t cls__check_reach(const cls__where *w, const void *p,
                                    int dev, const char *what) {
-  if (w->kind != CLS__MEM_DEVICE || cls__reaches(w->dev, dev))
+  if (!CLS__MEM_ON_DEVICE(w->kind) || cls__reaches(w->dev, dev))
     return clsSuccess;
   return cls__reason(clsErrorNotSupported,
                      "%s %p is memory of device %d, which does not share "
@@ -223,8 +284,8 @@ static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
   *dw = cls__locate(dst);
   *sw = cls__locate(src);
   if (kind == clsMemcpyDefault)
-    kind = (clsMemcpyKind)((sw->kind == CLS__MEM_DEVICE ? 2 : 0) |
-                           (dw->kind == CLS__MEM_DEVICE ? 1 : 0));
+    kind = (clsMemcpyKind)((CLS__MEM_ON_DEVICE(sw->kind) ? 2 : 0) |
+                           (CLS__MEM_ON_DEVICE(dw->kind) ? 1 : 0));
   int dst_dev = kind == clsMemcpyHostToDevice ||
                 kind == clsMemcpyDeviceToDevice;
   int src_dev = kind == clsMemcpyDeviceToHost ||
@@ -275,8 +336,8 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
     mode = pdst ? CLS__COPY_BLOCKING : psrc ? CLS__COPY_STAGE : CLS__COPY_ASYNC;
   /* Device memory the stream's device cannot reach (another OpenCL
    * platform's) is staged through the host, as CUDA's copy would work. */
-  int ddev = dw.kind == CLS__MEM_DEVICE ? dw.dev : -1;
-  int sdev = sw.kind == CLS__MEM_DEVICE ? sw.dev : -1;
+  int ddev = CLS__MEM_ON_DEVICE(dw.kind) ? dw.dev : -1;
+  int sdev = CLS__MEM_ON_DEVICE(sw.kind) ? sw.dev : -1;
   if ((ddev >= 0 && !cls__reaches(ddev, dev)) ||
       (sdev >= 0 && !cls__reaches(sdev, dev)))
     return cls__b_memcpy_across(s, dst, ddev, src, sdev, n, mode);

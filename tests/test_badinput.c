@@ -310,6 +310,76 @@ static clsError_t unload_m(fx *x) {
   return r;
 }
 
+/* ---- Helpers for issue 13's calls -------------------------------------- */
+
+#define HAR clsErrorHostMemoryAlreadyRegistered
+#define HNR clsErrorHostMemoryNotRegistered
+
+static clsError_t host_alloc_flags(fx *x, size_t n, unsigned flags) {
+  x->out_p = NULL;
+  clsError_t r = clsHostAlloc(&x->out_p, n, flags);
+  if (r == clsSuccess && x->out_p) clsFreeHost(x->out_p);
+  if (r == clsSuccess && n == 0 && x->out_p) return clsErrorUnknown;
+  return r;
+}
+
+static clsError_t managed_flags(fx *x, size_t n, unsigned flags) {
+  x->out_p = NULL;
+  clsError_t r = clsMallocManaged(&x->out_p, n, flags);
+  if (r == clsSuccess && x->out_p) clsFree(x->out_p);
+  return r;
+}
+
+/* Registers ordinary memory with bad flags; unregisters what succeeds. */
+static clsError_t register_flags(fx *x, unsigned flags) {
+  clsError_t r = clsHostRegister(x->host, sizeof x->host, flags);
+  if (r == clsSuccess) clsHostUnregister(x->host);
+  return r;
+}
+
+static clsError_t register_twice(fx *x) {
+  CK_OK(clsHostRegister(x->host, sizeof x->host, 0));
+  clsError_t r = clsHostRegister(x->host + 16, 16, 0);
+  CK_OK(clsHostUnregister(x->host));
+  return r;
+}
+
+static clsError_t unregister_twice(fx *x) {
+  CK_OK(clsHostRegister(x->host, sizeof x->host, 0));
+  CK_OK(clsHostUnregister(x->host));
+  return clsHostUnregister(x->host);
+}
+
+static clsError_t unregister_interior(fx *x) {
+  CK_OK(clsHostRegister(x->host, sizeof x->host, 0));
+  clsError_t r = clsHostUnregister(x->host + 8);
+  CK_OK(clsHostUnregister(x->host));
+  return r;
+}
+
+static clsError_t malloc_async_size(fx *x, size_t n) {
+  x->out_p = (void *)&x->u; /* must become NULL for 0 bytes */
+  clsError_t r = clsMallocAsync(&x->out_p, n, x->s);
+  if (r == clsSuccess && n == 0 && x->out_p != NULL) return clsErrorUnknown;
+  if (r == clsSuccess && x->out_p) CK_OK(clsFreeAsync(x->out_p, x->s));
+  return r;
+}
+
+static clsError_t free_async_twice(fx *x) {
+  void *p = NULL;
+  CK_OK(clsMallocAsync(&p, 64, x->s));
+  CK_OK(clsFreeAsync(p, x->s));
+  return clsFreeAsync(p, x->s);
+}
+
+static clsError_t free_async_interior(fx *x) {
+  void *p = NULL;
+  CK_OK(clsMallocAsync(&p, 64, x->s));
+  clsError_t r = clsFreeAsync((char *)p + 8, x->s);
+  CK_OK(clsFreeAsync(p, x->s));
+  return r;
+}
+
 /* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
 
 #define FIXED_ROWS(X)                                                          \
@@ -774,6 +844,125 @@ static clsError_t unload_m(fx *x) {
     S_ST " (host function)", unload_m(x))                                      \
   X(hostfn_get_function, IN_HOSTFN | NEED_MOD, NOTPERM,                        \
     S_ST " (host function)", get_function(x, &x->out_f, x->m, "fill"))         \
+  /* Issue 13: device attributes and flags */                                 \
+  X(attr_null, 0, IV, "CUDA manual cudaDeviceGetAttribute" TC,                 \
+    clsDeviceGetAttribute(NULL, clsDevAttrWarpSize, 0))                        \
+  X(attr_zero, 0, IV, "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC, \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)0, 0))                        \
+  X(attr_neg, 0, IV, "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC, \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)-1, 0))                       \
+  X(attr_huge, 0, IV, "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC, \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)100000, 0))                   \
+  X(attr_dev_neg, 0, IDEV, "CUDA manual cudaDeviceGetAttribute",               \
+    clsDeviceGetAttribute(&x->i1, clsDevAttrWarpSize, -1))                     \
+  X(attr_dev_count, 0, IDEV, "CUDA manual cudaDeviceGetAttribute",             \
+    clsDeviceGetAttribute(&x->i1, clsDevAttrWarpSize, x->ndev))                \
+  X(attr_dev_intmax, 0, IDEV, "CUDA manual cudaDeviceGetAttribute",            \
+    clsDeviceGetAttribute(&x->i1, clsDevAttrComputeMode, INT_MAX))             \
+  X(set_flags_0x100, 0, IV, "CUDA manual cudaSetDeviceFlags" TC,               \
+    clsSetDeviceFlags(0x100))                                                  \
+  X(set_flags_all, 0, IV, "CUDA manual cudaSetDeviceFlags" TC,                 \
+    clsSetDeviceFlags(~0u))                                                    \
+  X(set_flags_spin_yield, 0, IV,                                               \
+    "CUDA manual cudaSetDeviceFlags (one schedule flag)" TC,                   \
+    clsSetDeviceFlags(clsDeviceScheduleSpin | clsDeviceScheduleYield))         \
+  X(set_flags_sched_mask, 0, IV,                                               \
+    "CUDA manual cudaSetDeviceFlags (one schedule flag)" TC,                   \
+    clsSetDeviceFlags(clsDeviceScheduleMask))                                  \
+  X(get_flags_null, 0, IV, "CUDA manual cudaGetDeviceFlags" TC,                \
+    clsGetDeviceFlags(NULL))                                                   \
+  /* Issue 13: host memory */                                                  \
+  X(host_alloc_null, 0, IV, "CUDA manual cudaHostAlloc" TC,                    \
+    clsHostAlloc(NULL, 16, 0))                                                 \
+  X(host_alloc_flags_8, 0, IV, "CUDA manual cudaHostAlloc (unknown flag)" TC,  \
+    host_alloc_flags(x, 16, 0x8))                                              \
+  X(host_alloc_flags_high, 0, IV,                                              \
+    "CUDA manual cudaHostAlloc (unknown flag)" TC,                             \
+    host_alloc_flags(x, 16, 0x80000000u))                                      \
+  X(host_alloc_zero, 0, OK, "CUDA manual cudaMallocHost (0 bytes: NULL)" TC,   \
+    host_alloc_flags(x, 0, clsHostAllocPortable))                              \
+  X(host_dptr_null_out, 0, IV, "CUDA manual cudaHostGetDevicePointer" TC,      \
+    clsHostGetDevicePointer(NULL, x->h, 0))                                    \
+  X(host_dptr_null_host, 0, IV, "CUDA manual cudaHostGetDevicePointer" TC,     \
+    clsHostGetDevicePointer(&x->out_p, NULL, 0))                               \
+  X(host_dptr_flags, 0, IV,                                                    \
+    "CUDA manual cudaHostGetDevicePointer (flags must be 0)",                  \
+    clsHostGetDevicePointer(&x->out_p, x->h, 1))                               \
+  X(host_dptr_heap, 0, IV,                                                     \
+    "CUDA manual cudaHostGetDevicePointer (not pinned memory)" TC,             \
+    clsHostGetDevicePointer(&x->out_p, x->heap, 0))                            \
+  X(host_dptr_device, 0, IV,                                                   \
+    "CUDA manual cudaHostGetDevicePointer (not host memory)" TC,               \
+    clsHostGetDevicePointer(&x->out_p, x->d, 0))                               \
+  X(host_register_null, 0, IV, "CUDA manual cudaHostRegister" TC,              \
+    clsHostRegister(NULL, 16, 0))                                              \
+  X(host_register_size0, 0, IV, "CUDA manual cudaHostRegister" TC,             \
+    clsHostRegister(x->host, 0, 0))                                            \
+  X(host_register_flags_0x10, 0, IV,                                           \
+    "CUDA manual cudaHostRegister (unknown flag)" TC,                          \
+    register_flags(x, 0x10))                                                   \
+  X(host_register_twice, 0, HAR,                                               \
+    "CUDA manual cudaErrorHostMemoryAlreadyRegistered",                        \
+    register_twice(x))                                                         \
+  X(host_register_pinned, 0, HAR,                                              \
+    "CUDA manual cudaErrorHostMemoryAlreadyRegistered (pinned already)" TC,    \
+    clsHostRegister(x->h, 16, 0))                                              \
+  X(host_unregister_null, 0, IV,                                               \
+    "CUDA manual cudaHostUnregister (measured on a 4090: InvalidValue)",       \
+    clsHostUnregister(NULL))                                                   \
+  X(host_unregister_heap, 0, HNR,                                              \
+    "CUDA manual cudaErrorHostMemoryNotRegistered",                            \
+    clsHostUnregister(x->heap))                                                \
+  X(host_unregister_twice, 0, HNR,                                             \
+    "CUDA manual cudaErrorHostMemoryNotRegistered", unregister_twice(x))       \
+  X(host_unregister_interior, 0, HNR,                                          \
+    "CUDA manual cudaHostUnregister (the base given to cudaHostRegister)",     \
+    unregister_interior(x))                                                    \
+  X(host_unregister_pinned, 0, HNR,                                            \
+    "CUDA manual cudaErrorHostMemoryNotRegistered (cudaMallocHost memory)" TC, \
+    clsHostUnregister(x->h))                                                   \
+  /* Issue 13: managed memory */                                               \
+  X(managed_null, 0, IV, "CUDA manual cudaMallocManaged" TC,                   \
+    clsMallocManaged(NULL, 16, clsMemAttachGlobal))                            \
+  X(managed_size0, 0, IV, "CUDA manual cudaMallocManaged (size 0)",            \
+    managed_flags(x, 0, clsMemAttachGlobal))                                   \
+  X(managed_flags0, 0, IV, "CUDA manual cudaMallocManaged (flags)",            \
+    managed_flags(x, 16, 0))                                                   \
+  X(managed_flags_single, 0, IV, "CUDA manual cudaMallocManaged (flags)",      \
+    managed_flags(x, 16, clsMemAttachSingle))                                  \
+  X(managed_flags_both, 0, IV, "CUDA manual cudaMallocManaged (flags)",        \
+    managed_flags(x, 16, clsMemAttachGlobal | clsMemAttachHost))              \
+  /* Issue 13: stream-ordered allocation */                                    \
+  X(malloc_async_null, 0, IV, "CUDA manual cudaMallocAsync" TC,                \
+    clsMallocAsync(NULL, 16, x->s))                                            \
+  X(malloc_async_zero, 0, OK, "CUDA manual cudaMallocAsync (0 bytes)" TC,      \
+    malloc_async_size(x, 0))                                                   \
+  X(free_async_null, 0, IV, "HIP tests hipFreeAsync (nullptr)" TC,             \
+    clsFreeAsync(NULL, x->s))                                                  \
+  X(free_async_heap, 0, IV, "CUDA manual cudaFreeAsync" TC,                    \
+    clsFreeAsync(x->heap, x->s))                                               \
+  X(free_async_pinned, 0, IV, "CUDA manual cudaFreeAsync" TC,                  \
+    clsFreeAsync(x->h, x->s))                                                  \
+  X(free_async_twice, 0, IV, "CUDA manual cudaFreeAsync" TC,                   \
+    free_async_twice(x))                                                       \
+  X(free_async_interior, 0, IV, "CUDA manual cudaFreeAsync" TC,                \
+    free_async_interior(x))                                                    \
+  X(profiler_start, 0, OK, "CUDA manual cudaProfilerStart", clsProfilerStart()) \
+  X(profiler_stop, 0, OK, "CUDA manual cudaProfilerStop", clsProfilerStop())    \
+  X(hostfn_device_attribute, IN_HOSTFN, NOTPERM, S_ST " (host function)",      \
+    clsDeviceGetAttribute(&x->i1, clsDevAttrWarpSize, 0))                      \
+  X(hostfn_set_device_flags, IN_HOSTFN, NOTPERM, S_ST " (host function)",      \
+    clsSetDeviceFlags(0))                                                      \
+  X(hostfn_host_alloc, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
+    host_alloc_flags(x, 16, 0))                                                \
+  X(hostfn_host_register, IN_HOSTFN, NOTPERM, S_ST " (host function)",         \
+    register_flags(x, 0))                                                      \
+  X(hostfn_managed, IN_HOSTFN, NOTPERM, S_ST " (host function)",               \
+    managed_flags(x, 16, clsMemAttachGlobal))                                  \
+  X(hostfn_malloc_async, IN_HOSTFN, NOTPERM, S_ST " (host function)",          \
+    clsMallocAsync(&x->out_p, 16, x->s2))                                      \
+  X(hostfn_free_async, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
+    clsFreeAsync(x->d2, x->s2))                                                \
   X(hostfn_launch, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",     \
     launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))
 
@@ -861,6 +1050,19 @@ static clsError_t su_launch(fx *x, clsStream_t s) {
   return launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, s);
 }
 
+static clsError_t su_malloc_async(fx *x, clsStream_t s) {
+  return clsMallocAsync(&x->out_p, 16, s);
+}
+/* A stream-ordered allocation freed on the bad stream: it stays the
+ * caller's, so it is freed again on a good one. */
+static clsError_t su_free_async(fx *x, clsStream_t s) {
+  void *p = NULL;
+  CK_OK(clsMallocAsync(&p, 16, x->s));
+  clsError_t r = clsFreeAsync(p, s);
+  if (r != clsSuccess) CK_OK(clsFreeAsync(p, x->s));
+  return r;
+}
+
 static const stream_user stream_users[] = {
     {"clsStreamDestroy(s)", 0, su_destroy},
     {"clsStreamSynchronize(s)", 0, su_sync},
@@ -874,6 +1076,8 @@ static const stream_user stream_users[] = {
     {"clsMemcpyAsync(pinned, dev, 16, D2H, s)", 0, su_memcpy},
     {"clsMemsetAsync(dev, 0, 16, s)", 0, su_memset},
     {"clsLaunchKernel(f, 1, 1, args, 0, s)", NEED_MOD, su_launch},
+    {"clsMallocAsync(&p, 16, s)", 0, su_malloc_async},
+    {"clsFreeAsync(p, s)", 0, su_free_async},
 };
 
 static clsStream_t bs_destroyed(fx *x) { return x->s_dead; }

@@ -238,6 +238,16 @@ int main(int argc, char **argv) {
            p->maxThreadsPerBlock, p->maxThreadsDim[0], p->maxThreadsDim[1],
            p->maxThreadsDim[2]);
     printf("  %-22s %s\n", "coarse-grained SVM:", yes_no(p->svmCoarseGrain));
+    printf("  %-22s %d.%d (%s)\n", "compute capability:", p->major, p->minor,
+           p->computeCapabilityNative ? "the device's"
+                                      : "nominal: the device has none");
+    if (p->clVersionMajor)
+      printf("  %-22s %d.%d\n", "OpenCL version:", p->clVersionMajor,
+             p->clVersionMinor);
+    printf("  %-22s mapped host %s, managed %s, pools %s, registered %s\n",
+           "memory kinds:", yes_no(p->canMapHostMemory),
+           yes_no(p->managedMemory), yes_no(p->memoryPoolsSupported),
+           yes_no(p->hostRegisterSupported));
 
     /* Selecting the device says whether (and why not) clstream can use it,
      * and makes it current for clsDeviceGetStreamPriorityRange. */

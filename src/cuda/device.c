@@ -36,9 +36,30 @@ static void cls__cuda_fill_props(cls__cuda_device *d,
   p->minor = cp->minor;
   p->concurrentKernels = cp->concurrentKernels;
   p->unifiedAddressing = cp->unifiedAddressing;
+  p->integrated = cp->integrated;
+  p->canMapHostMemory = cp->canMapHostMemory;
+  p->asyncEngineCount = cp->asyncEngineCount;
+  /* Dropped from cudaDeviceProp in CUDA 13: attributes there. */
+  int v = 0;
+  p->deviceOverlap =
+      cudaDeviceGetAttribute(&v, cudaDevAttrGpuOverlap, d->index) == cudaSuccess
+          ? v
+          : cp->asyncEngineCount > 0;
+  v = 0;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrComputeMode, d->index) ==
+      cudaSuccess)
+    p->computeMode = v;
+  p->managedMemory = cp->managedMemory;
+  p->concurrentManagedAccess = cp->concurrentManagedAccess;
+  p->pageableMemoryAccess = cp->pageableMemoryAccess;
+  p->hostRegisterSupported = cp->hostRegisterSupported;
+  p->memoryPoolsSupported = cp->memoryPoolsSupported;
+  p->streamPrioritiesSupported = cp->streamPrioritiesSupported;
+  p->computeCapabilityNative = 1;
+  (void)cudaGetLastError(); /* an attribute query must not leave an error */
 
   snprintf(p->platformName, sizeof p->platformName, "CUDA");
-  int v = 0;
+  v = 0;
   if (cudaDriverGetVersion(&v) == cudaSuccess)
     snprintf(p->driverVersion, sizeof p->driverVersion, "%d.%d", v / 1000,
              (v % 1000) / 10);

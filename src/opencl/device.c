@@ -207,6 +207,7 @@ static void cls__describe(cls__ocl_device *d) {
   }
   cls__predefine(d, ext ? ext : "");
   free(ext);
+  cls__ocl_identify(d);
   pthread_mutex_init(&d->open_lock, NULL);
   pthread_mutex_init(&d->streams_lock, NULL);
   pthread_mutex_init(&d->busy_lock, NULL);
@@ -458,18 +459,7 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->maxGridSize[0] = INT_MAX;
   p->maxGridSize[1] = 65535;
   p->maxGridSize[2] = 65535;
-  cl_uint warp = 0;
-#ifdef CL_DEVICE_WARP_SIZE_NV
-  if (clGetDeviceInfo(d->id, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp,
-                      NULL) != CL_SUCCESS)
-    warp = 0;
-#endif
-  p->warpSize = warp ? (int)warp : 1;
   p->clockRate = (int)d->clock_mhz * 1000;
-  int major = 0, minor = 0;
-  sscanf(d->plat->version, "OpenCL %d.%d", &major, &minor);
-  p->major = major;
-  p->minor = minor;
   p->concurrentKernels = 1;
   p->isCpu = (d->type & CL_DEVICE_TYPE_CPU) != 0;
   p->svmCoarseGrain = (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
@@ -481,6 +471,8 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->timingFallback =
       atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&
       d->timing_fallback;
+  /* Compute capability, OpenCL version, memory features: identity.c. */
+  cls__ocl_identity_props(d, p);
   return clsSuccess;
 }
 

@@ -1,8 +1,8 @@
 /*
  * Private to the OpenCL backend: its objects and the helpers its files
  * share.  Lock order (outer to inner): stream.lock -> function.lock ->
- * device.busy_lock -> stream.last_lock.  No lock is held while waiting on
- * the device.
+ * device.busy_lock -> stream.last_lock; pool.lock (pool.c) -> event.lock.
+ * No lock is held while waiting on the device.
  */
 #ifndef CLSTREAM_OPENCL_OCL_H
 #define CLSTREAM_OPENCL_OCL_H
@@ -28,6 +28,26 @@ typedef struct cls__ocl_platform {
   cl_uint ndevices;
 } cls__ocl_platform;
 
+/* What a device is, as CUDA's properties and attributes describe it:
+ * read once at enumeration (identity.c). */
+typedef struct cls__ocl_ident {
+  int cc_major, cc_minor; /* compute capability (see clsDeviceProp) */
+  int cc_native;          /* the hardware's own (NVIDIA) */
+  int cl_major, cl_minor; /* CL_DEVICE_VERSION */
+  int nvidia;             /* cl_nv_device_attribute_query */
+  int warp;               /* CL_DEVICE_WARP_SIZE_NV, else 1 */
+  int integrated;         /* shares the host's memory */
+  int overlap;            /* copies overlap kernels (NVIDIA's answer) */
+  int regs_per_block;     /* CL_DEVICE_REGISTERS_PER_BLOCK_NV, else 0 */
+  int exec_timeout;       /* CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV, else 0 */
+  int ecc;                /* CL_DEVICE_ERROR_CORRECTION_SUPPORT */
+  int fine_grain;         /* fine-grained SVM buffers */
+  int system_svm;         /* fine-grained system SVM: any host memory */
+  cl_ulong l2;            /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
+  cl_ulong const_mem;     /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
+  cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+} cls__ocl_ident;
+
 typedef struct cls__ocl_device {
   int index;
   cl_device_id id;
@@ -47,6 +67,8 @@ typedef struct cls__ocl_device {
   /* Macros its OpenCL C compiler predefines (NULL-terminated; may be
    * NULL when out of memory), for kernel_sig.c. */
   const char *const *predef;
+  cls__ocl_ident ident;
+  _Atomic unsigned sched; /* clsSetDeviceFlags' schedule flag (devflags.c) */
 
   /* Set once by cls__b_device_open. */
   pthread_mutex_t open_lock;
@@ -133,6 +155,21 @@ typedef struct cls__ocl_batch {
 
 /* Device `dev` (index checked by the front). */
 cls__ocl_device *cls__ocl_device_get(int dev);
+
+/* Fills d->ident from the driver (identity.c; at enumeration). */
+void cls__ocl_identify(cls__ocl_device *d);
+/* Copies what d->ident decides into *p: major.minor and the fields CUDA's
+ * properties have for features (identity.c). */
+void cls__ocl_identity_props(const cls__ocl_device *d, clsDeviceProp *p);
+
+/* How the library's waits for `ev` behave under clsSetDeviceFlags
+ * (devflags.c): CLS__WAIT_DRIVER (clWaitForEvents), or the device's
+ * schedule flag (clsDeviceScheduleSpin, Yield, BlockingSync). */
+#define CLS__WAIT_DRIVER 0u
+unsigned cls__ocl_wait_mode(cl_event ev);
+/* Waits for ev by polling its status (mode clsDeviceScheduleSpin), yielding
+ * the CPU between polls (clsDeviceScheduleYield). */
+clsError_t cls__ocl_poll_wait(cl_event ev, unsigned mode);
 
 /* Execution status of ev: CL_COMPLETE, a negative error, or "not yet"
  * (> 0), which is also the answer when the query itself fails: an event

@@ -209,6 +209,11 @@ static void cls__sleeper_wake(cls__ocl_job *j) {
 }
 
 clsError_t cls__ocl_wait(cl_event ev, int sleep) {
+  /* clsSetDeviceFlags' schedule flag, unless the caller must sleep. */
+  unsigned mode = sleep ? CLS__WAIT_DRIVER : cls__ocl_wait_mode(ev);
+  if (mode == clsDeviceScheduleSpin || mode == clsDeviceScheduleYield)
+    return cls__ocl_poll_wait(ev, mode);
+  if (mode == clsDeviceScheduleBlockingSync) sleep = 1;
   if (!sleep) {
     /* CL_SUCCESS only when ev is CL_COMPLETE, an error when it failed. */
     cl_int err = clWaitForEvents(1, &ev);

@@ -63,6 +63,26 @@ int main() {
   CUDA_CHECK(cudaMemcpy(&first, d, sizeof first, cudaMemcpyDeviceToHost));
   EXPECT(first == 17, "first = %d, expected 17", first);
 
+  /* CUDA's C++ overloads: typed pointers, cudaMallocHost with flags,
+   * cudaMallocManaged with its default flags. */
+  float *pinned = nullptr, *mapped = nullptr;
+  CUDA_CHECK(cudaMallocHost(&pinned, 64 * sizeof(float)));
+  CUDA_CHECK(cudaMallocHost(&mapped, 64 * sizeof(float), cudaHostAllocPortable));
+  int managed = 0, dev = 0;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));
+  if (managed) {
+    double *m = nullptr;
+    CUDA_CHECK(cudaMallocManaged(&m, 16 * sizeof(double)));
+    m[0] = 1.0;
+    CUDA_CHECK(cudaFree(m));
+  }
+  int *pool = nullptr;
+  CUDA_CHECK(cudaMallocAsync(&pool, 256, s));
+  CUDA_CHECK(cudaFreeAsync(pool, s));
+  CUDA_CHECK(cudaFreeHost(pinned));
+  CUDA_CHECK(cudaFreeHost(mapped));
+
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
   CUDA_CHECK(cudaStreamDestroy(s));

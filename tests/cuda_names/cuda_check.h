@@ -25,6 +25,9 @@
     }                                                                          \
   } while (0)
 
+/* The name NVIDIA's helper_cuda.h gives the same idiom. */
+#define checkCudaErrors(call) CUDA_CHECK(call)
+
 /* Stops with a message when `cond` is false. */
 #define EXPECT(cond, ...)                                                      \
   do {                                                                         \

@@ -1,0 +1,118 @@
+/* OpenCL backend: what a device is in CUDA's terms (compute capability,
+ * integrated memory, copy engines, what memory kernels can reach), read
+ * once from the driver at enumeration.
+ *
+ * major.minor: an NVIDIA device (cl_nv_device_attribute_query) reports
+ * its own compute capability.  Any other device has none, and host code
+ * reads major.minor mostly to gate features ("requires SM 3.5") or to look
+ * up cores per multiprocessor.  Such a device reports 7.5, the oldest
+ * compute capability CUDA 13 supports: clstream gives CUDA 13's runtime
+ * semantics, and what the device can really do is in the feature fields,
+ * which say so honestly (managedMemory, canMapHostMemory, ...). */
+#include "ocl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CLS__NOMINAL_MAJOR = 7, CLS__NOMINAL_MINOR = 5 };
+
+static cl_uint cls__uint_info(cl_device_id id, cl_device_info what,
+                              cl_uint fallback) {
+  cl_uint v = 0;
+  return clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS ? v
+                                                                     : fallback;
+}
+
+static cl_ulong cls__ulong_info(cl_device_id id, cl_device_info what) {
+  cl_ulong v = 0;
+  return clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
+}
+
+static int cls__has_extension(cl_device_id id, const char *name) {
+  size_t n = 0;
+  if (clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS ||
+      n == 0)
+    return 0;
+  char *ext = malloc(n + 1);
+  if (!ext) return 0;
+  int found = 0;
+  if (clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
+    ext[n] = '\0';
+    size_t len = strlen(name);
+    for (const char *p = strstr(ext, name); p && !found;
+         p = strstr(p + 1, name))
+      found = (p == ext || p[-1] == ' ') && (p[len] == ' ' || !p[len]);
+  }
+  free(ext);
+  return found;
+}
+
+void cls__ocl_identify(cls__ocl_device *d) {
+  cls__ocl_ident *id = &d->ident;
+  memset(id, 0, sizeof *id);
+  char version[128] = "";
+  clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof version - 1, version, NULL);
+  if (sscanf(version, "OpenCL %d.%d", &id->cl_major, &id->cl_minor) != 2)
+    id->cl_major = id->cl_minor = 0;
+  id->nvidia = cls__has_extension(d->id, "cl_nv_device_attribute_query");
+  if (id->nvidia) {
+    id->cc_major =
+        (int)cls__uint_info(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, 0);
+    id->cc_minor =
+        (int)cls__uint_info(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV, 0);
+    id->cc_native = id->cc_major > 0;
+    id->warp = (int)cls__uint_info(d->id, CL_DEVICE_WARP_SIZE_NV, 0);
+    id->overlap = cls__uint_info(d->id, CL_DEVICE_GPU_OVERLAP_NV, 0) != 0;
+    id->integrated =
+        cls__uint_info(d->id, CL_DEVICE_INTEGRATED_MEMORY_NV, 0) != 0;
+    id->regs_per_block =
+        (int)cls__uint_info(d->id, CL_DEVICE_REGISTERS_PER_BLOCK_NV, 0);
+    id->exec_timeout =
+        cls__uint_info(d->id, CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV, 0) != 0;
+  } else {
+    /* CL_DEVICE_HOST_UNIFIED_MEMORY is deprecated but still answered;
+     * a CPU device shares the host's memory whatever it says. */
+    id->integrated =
+        (d->type & CL_DEVICE_TYPE_CPU) ||
+        cls__uint_info(d->id, CL_DEVICE_HOST_UNIFIED_MEMORY, CL_FALSE);
+  }
+  if (!id->cc_native) {
+    id->cc_major = CLS__NOMINAL_MAJOR;
+    id->cc_minor = CLS__NOMINAL_MINOR;
+  }
+  if (id->warp <= 0) id->warp = 1;
+  id->ecc = cls__uint_info(d->id, CL_DEVICE_ERROR_CORRECTION_SUPPORT, 0) != 0;
+  id->fine_grain = (d->svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
+  id->system_svm = (d->svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0;
+  id->l2 = cls__ulong_info(d->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
+  id->const_mem = cls__ulong_info(d->id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
+  id->max_alloc = cls__ulong_info(d->id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+}
+
+void cls__ocl_identity_props(const cls__ocl_device *d, clsDeviceProp *p) {
+  const cls__ocl_ident *id = &d->ident;
+  int usable = (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
+  p->major = id->cc_major;
+  p->minor = id->cc_minor;
+  p->computeCapabilityNative = id->cc_native;
+  p->clVersionMajor = id->cl_major;
+  p->clVersionMinor = id->cl_minor;
+  p->warpSize = id->warp;
+  p->integrated = id->integrated;
+  /* Mapped host memory is a fine-grained SVM buffer (clsHostAlloc). */
+  p->canMapHostMemory = usable && id->fine_grain;
+  /* An out-of-order copy engine is not something OpenCL exposes; an
+   * NVIDIA device says whether copies overlap kernels, and a CPU device's
+   * copies and kernels share the same cores.  Streams (queues) still run
+   * independently everywhere. */
+  p->deviceOverlap = id->nvidia ? id->overlap : 0;
+  p->asyncEngineCount = p->deviceOverlap ? 1 : 0;
+  p->computeMode = clsComputeModeDefault;
+  p->managedMemory = usable && id->fine_grain;
+  p->concurrentManagedAccess = 0;
+  p->pageableMemoryAccess = usable && id->system_svm;
+  p->hostRegisterSupported = usable;
+  p->memoryPoolsSupported = usable;
+  p->streamPrioritiesSupported = p->streamPriorities;
+}
