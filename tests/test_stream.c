@@ -2,6 +2,8 @@
  * StreamWaitEvent, host functions and callbacks. */
 #include "support.h"
 
+#include <sched.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -825,6 +827,40 @@ START_TEST(stream_churn) {
 }
 END_TEST
 
+/* A launch asks the driver for no event and may not flush (the command
+ * path); its work must start all the same, with no later clstream call.
+ * The device's write is watched from the host, which on a CPU device
+ * (PoCL) can read shared virtual memory directly; elsewhere the test says
+ * why it skips. */
+START_TEST(work_starts_without_a_later_call) {
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  if (!p.isCpu || strcmp(p.platformName, "CUDA") == 0) {
+    printf("SKIP work_starts_without_a_later_call: the host cannot read "
+           "device memory of %s directly\n", p.name);
+    return;
+  }
+  arith k;
+  arith_load(&k);
+  int *d = dev_ints(256);
+  dev_set(d, 0, 256);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(launch_fill(&k, s, d, 77, 256));
+  /* From here on, no clstream call until the write is seen. */
+  volatile int *peek = (volatile int *)d;
+  double t0 = now_ms();
+  while (peek[255] != 77 && now_ms() - t0 < 10000) sched_yield();
+  ck_assert_msg(peek[255] == 77,
+                "a launch with no later call had not run after 10 s");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&k);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stream");
   TCase *tc = tcase_timed("stream", 60);
@@ -854,6 +890,7 @@ int main(void) {
   tcase_add_test(tc, stream_churn);
   tcase_add_test(tc, host_jobs_many_pending);
   tcase_add_test(tc, host_jobs_after_device_fault);
+  tcase_add_test(tc, work_starts_without_a_later_call);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

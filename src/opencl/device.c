@@ -206,6 +206,18 @@ static void cls__describe(cls__ocl_device *d) {
     ext[0] = '\0';
   }
   cls__predefine(d, ext ? ext : "");
+  /* Drivers measured to start an unflushed command on their own (NVIDIA's
+   * 580 and PoCL 3.1 and 5.0, DRIVER-COSTS.md); any other gets a flush
+   * after every command. */
+  int pocl = strstr(d->plat->name, "Portable Computing Language") != NULL;
+  d->flush_to_start = !pocl && !strstr(d->plat->name, "NVIDIA");
+  /* Events are nearly free on PoCL (a kernel with its event 654 ns, without
+   * 644), where naming a position later costs a barrier (1.5 us); on
+   * NVIDIA's driver the event costs 7.1 us and the barrier 0.8 us
+   * (DRIVER-COSTS.md).  CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so
+   * that CI on PoCL runs the event-less path too. */
+  const char *ce = getenv("CLSTREAM_COMMAND_EVENTS");
+  d->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : pocl;
   free(ext);
   cls__ocl_identify(d);
   pthread_mutex_init(&d->open_lock, NULL);

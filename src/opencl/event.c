@@ -36,10 +36,16 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   if (b->n != 0) return NULL;
   cl_event ev = NULL;
   pthread_mutex_lock(&s->last_lock);
-  if (!s->last || atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
+  if (s->unnamed) {
+    /* Commands without an event follow `last`: the record is a command
+     * of its own (a barrier where untimed: the cheapest position). */
+  } else if (!s->last ||
+             atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
     *idle = 1;
-  } else if (timed && !s->last_work && s->dev->timing_fallback) {
-    /* A marker's timestamps are not to be trusted on this device. */
+  } else if (timed && (s->last_barrier ||
+                       (!s->last_work && s->dev->timing_fallback))) {
+    /* A barrier has no timestamps kept; a marker's are not to be trusted
+     * on this device. */
   } else {
     /* A failed newest command stands for the record too: it fails. */
     if (cls__ocl_status(s->last) != CL_COMPLETE) {
@@ -91,8 +97,13 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
     char *scratch = s->dev->scratch;
     err = clEnqueueSVMMemcpy(s->q, CL_FALSE, scratch + 32, scratch, 4, b.n,
                              b.list, &ev);
-  } else {
+  } else if (timed) {
     err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
+  } else {
+    /* Only a position: a barrier is the cheapest command with an event
+     * (NVIDIA: 0.8 us against a marker's 7.1 us). */
+    b.barrier = 1;
+    err = clEnqueueBarrierWithWaitList(s->q, b.n, b.list, &ev);
   }
   if (err == CL_SUCCESS) clRetainEvent(ev); /* one for the stream */
   cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);

@@ -102,7 +102,7 @@ static clsError_t cls__finish_cmd(cls__bstream *s, cls__ocl_batch *b,
                                   cl_int err, cl_event ev, int blocking,
                                   const char *what) {
   if (err == CL_SUCCESS && blocking) clRetainEvent(ev);
-  cls__ocl_end(s, b, err == CL_SUCCESS ? ev : NULL);
+  cls__ocl_end_cmd(s, b, err == CL_SUCCESS, ev);
   if (err != CL_SUCCESS) return cls__ocl_error(err, what);
   if (!blocking) return clsSuccess;
   clsError_t r = cls__ocl_wait(ev, 0);
@@ -134,8 +134,10 @@ static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst,
   b.what = "memcpy";
   b.cat = "copy";
   b.work = 1;
+  /* An event only where someone needs it: a wait, or the stage's watch. */
   cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, src, n, b.n, b.list,
-                                  &ev);
+                                  blocking || stage ? &ev
+                                                    : cls__ocl_event_slot(s, &ev));
   *enqueued = err == CL_SUCCESS;
   if (stage && err == CL_SUCCESS) {
     stage->watch.job.run = cls__staging_run;
@@ -175,11 +177,10 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   b.what = "memset";
   b.cat = "set";
   b.work = 1;
-  cl_int err =
-      clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list, &ev);
-  return cls__finish_cmd(s, &b, err, ev,
-                         (mode & CLS__COPY_HOW) == CLS__COPY_BLOCKING,
-                         "clEnqueueSVMMemFill");
+  int blocking = (mode & CLS__COPY_HOW) == CLS__COPY_BLOCKING;
+  cl_int err = clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list,
+                                   blocking ? &ev : cls__ocl_event_slot(s, &ev));
+  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");
 }
 
 /* ---- Copies across OpenCL contexts -------------------------------------- */

@@ -532,10 +532,10 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   }
   if (CLS__LIKELY(i == f->nargs))
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
-                                 b.list, &ev);
+                                 b.list, cls__ocl_event_slot(s, &ev));
   pthread_mutex_unlock(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
-  cls__ocl_end(s, &b, ok ? ev : NULL);
+  cls__ocl_end_cmd(s, &b, ok, ev);
   if (CLS__LIKELY(ok)) return clsSuccess;
 
   if (ev) clReleaseEvent(ev);

@@ -76,6 +76,14 @@ typedef struct cls__ocl_device {
   clsError_t open_err;
   cl_context ctx;
   int timing_fallback; /* timed records use a tiny copy, not a marker */
+  /* The driver may leave an unflushed command unstarted: the command path
+   * flushes after each command (on drivers measured to start work without
+   * a flush it does not; see cls__driver_facts). */
+  int flush_to_start;
+  /* Commands ask for their events (where an event costs next to nothing
+   * and a later barrier would cost more: PoCL), rather than leave their
+   * position to be named when asked (cls__ocl_position). */
+  int command_events;
   void *scratch;       /* SVM scratch for the fallback copy */
   cl_command_queue mapq; /* maps and unmaps clsMallocHost buffers */
 
@@ -116,11 +124,17 @@ struct cls__bstream {
   unsigned nwaits, capwaits;
   _Atomic int has_waits; /* some of the waits may be pending (0: none is) */
 
-  /* The stream's newest command, retained; read by other streams. */
+  /* The stream's newest command, retained; read by other streams.  The
+   * command path (launches, copies, fills) asks the driver for no event:
+   * `unnamed` counts the commands enqueued after `last` without one, and
+   * whoever needs the stream's position names it with a barrier then
+   * (cls__ocl_position). */
   pthread_mutex_t last_lock;
   cl_event last;
   int last_work;         /* `last` is device work (kernel, copy, fill) */
-  _Atomic int last_done; /* `last` known complete */
+  int last_barrier;      /* `last` is such a barrier: no timestamps */
+  unsigned unnamed;      /* commands after `last` that have no event */
+  _Atomic int last_done; /* `last` known complete, and unnamed == 0 */
   int in_busy;           /* listed in dev->busy (under last_lock) */
 
   /* Device stream list (under dev->streams_lock). */
@@ -149,8 +163,10 @@ typedef struct cls__ocl_batch {
   const char *cat;
   cl_event from;
   /* Set by the caller when the command is device work (kernel, copy,
-   * fill), whose timestamps every driver gets right. */
+   * fill), whose timestamps every driver gets right, or a barrier, whose
+   * timestamps are not kept (NVIDIA's END reads 0). */
   int work;
+  int barrier;
 } cls__ocl_batch;
 
 /* Device `dev` (index checked by the front). */
@@ -191,6 +207,28 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b);
  * dropped and the queue is flushed; on failure (ev NULL) the waits stay
  * pending for the next command.  Unlocks s->lock. */
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+/* Ends an enqueue whose command was enqueued without an event (the
+ * command path): the stream counts it as unnamed, consumed waits are
+ * dropped, and the queue is flushed only where the driver needs a flush
+ * to start work.  Unlocks s->lock. */
+void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b);
+/* The end of a command-path enqueue: cls__ocl_end_unnamed, or
+ * cls__ocl_end with ev when the command was asked for its event (or with
+ * NULL when `ok` is 0: the enqueue failed). */
+void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok,
+                      cl_event ev);
+/* Where the command path may enqueue a command without an event: returns
+ * NULL for "no event" or `ev` for "ask for one": on devices whose events
+ * cost next to nothing (dev->command_events), and when the timeline trace
+ * needs every command's event. */
+static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
+                                            cl_event *ev) {
+  extern int cls__trace_on;
+  return s->dev->command_events || CLS__UNLIKELY(cls__trace_on) ? ev : NULL;
+}
+/* Names s's position if commands were enqueued after `last` without an
+ * event: a barrier with an event stands for them.  Under s->last_lock. */
+void cls__ocl_position(cls__bstream *s);
 
 /* Work for the library's worker threads: run(job) is called once on a
  * worker, never inside an OpenCL callback.  `status` is the triggering

@@ -386,6 +386,9 @@ WRAP_ENQ(clEnqueueNDRangeKernel,
 WRAP_ENQ(clEnqueueMarkerWithWaitList,
          (cl_command_queue q, cl_uint n, const cl_event *w, cl_event *e),
          (q, n, w, out_arg), q, n, w, e)
+WRAP_ENQ(clEnqueueBarrierWithWaitList,
+         (cl_command_queue q, cl_uint n, const cl_event *w, cl_event *e),
+         (q, n, w, out_arg), q, n, w, e)
 WRAP_ENQ(clEnqueueSVMMemcpy,
          (cl_command_queue q, cl_bool b, void *d, const void *s, size_t sz,
           cl_uint n, const cl_event *w, cl_event *e),
