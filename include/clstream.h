@@ -211,9 +211,12 @@ typedef struct clsDeviceProp {
   int selectable;              /* 1 when clsSetDevice accepts the device. */
   int streamPriorities;        /* 1 when stream priorities take effect. */
   double timerResolutionNs;    /* Profiling timer resolution. */
-  int timingFallback;          /* 1 when timed events use a fill command
-                                  because the driver's marker timestamps
-                                  were found wrong at start-up. */
+  int timingFallback;          /* Where the driver's marker timestamps
+                                  were found wrong at start-up, timed
+                                  records there are a 4-byte copy: 1 for
+                                  every timed record, 2 only for those
+                                  behind a host function or a wait (as on
+                                  NVIDIA's OpenCL); 0 for none. */
   int clVersionMajor, clVersionMinor; /* The device's OpenCL version
                                          (CL_DEVICE_VERSION); 0, 0 on the
                                          CUDA build. */

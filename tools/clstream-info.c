@@ -268,7 +268,10 @@ int main(int argc, char **argv) {
       printf("  %-22s %s\n", "stream priorities:", yes_no(p->streamPriorities));
     printf("  %-22s %g ns\n", "timer resolution:", p->timerResolutionNs);
     printf("  %-22s %s\n", "timing fallback:",
-           p->timingFallback ? "yes (timed records use a 4-byte copy)" : "no");
+           p->timingFallback == 1   ? "yes (timed records use a 4-byte copy)"
+           : p->timingFallback ? "behind host functions and waits (timed "
+                                 "records there use a 4-byte copy)"
+                               : "no");
     if (sel == clsSuccess) probe_kernels(p);
     if (sel == clsSuccess)
       printf("  %-22s yes\n", "selectable:");

@@ -338,6 +338,12 @@ static int cls__follows(cl_ulong a, cl_ulong b) {
  * Where a driver gets any of this wrong (early stamps, or host-clock
  * stamps for markers that do no device work), timed records use a tiny
  * fill command instead, and timed events never stand on markers. */
+static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
+  d->markers_after_work = work;
+  d->markers_after_gate = work && gate;
+  d->timing_fallback = !work ? 1 : !gate ? 2 : 0;
+}
+
 static void cls__validate_timestamps(cls__ocl_device *d) {
   cl_int err;
   cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
@@ -367,15 +373,18 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
       clFinish(q) == 0) {
     cl_ulong t[6];
     for (int i = 0; i < 6; ++i) t[i] = cls__end_of(ev[i]);
-    ok = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
-         cls__follows(t[2], t[3]) && cls__follows(t[3], t[4]) &&
-         cls__follows(t[4], t[5]);
-    d->timing_fallback = !ok;
+    int work = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
+               cls__follows(t[2], t[3]);
+    int gate = work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
+    cls__set_marker_facts(d, work, gate);
+    ok = work && gate;
     if (!ok && cls__log_enabled())
       fprintf(stderr,
               "clstream: device %d (%s): marker timestamps disagree with "
-              "device work; timed events use a fill command\n",
-              d->index, d->name);
+              "device work%s; those timed records use a 4-byte copy\n",
+              d->index, d->name,
+              work ? " behind a user event (host functions, bridged waits)"
+                   : "");
   }
   if (user) {
     clSetUserEventStatus(user, CL_COMPLETE); /* harmless if already set */
@@ -420,13 +429,16 @@ static clsError_t cls__open(cls__ocl_device *d) {
   d->mapq = clCreateCommandQueueWithProperties(d->ctx, d->id, NULL, &err);
   if (err != CL_SUCCESS)
     return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
+  cls__set_marker_facts(d, 1, 1); /* where the check cannot run */
   cls__validate_timestamps(d);
   /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
    * driver with good marker timestamps still exercises it), =0 forbids it
-   * (to measure what it costs). */
+   * (to measure what it costs), =gate uses it only behind user events. */
   const char *force = getenv("CLSTREAM_TIMING_FALLBACK");
-  if (force && (*force == '0' || *force == '1'))
-    d->timing_fallback = *force == '1';
+  if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
+    cls__set_marker_facts(d, *force == '0', *force == '0');
+  else if (force && !strcmp(force, "gate")) /* what NVIDIA's driver does */
+    cls__set_marker_facts(d, 1, 0);
   return clsSuccess;
 }
 

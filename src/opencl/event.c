@@ -31,11 +31,16 @@ void cls__b_event_destroy(cls__bevent *e) {
  * END timestamp the record's time).  Returns it retained, or NULL.  Called
  * between cls__ocl_begin and cls__ocl_end, so the stream cannot move. */
 static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
-                                   int timed, int *idle) {
+                                   int timed, int *idle, int *after_work) {
   *idle = 0;
+  *after_work = 0;
   if (b->n != 0) return NULL;
   cl_event ev = NULL;
   pthread_mutex_lock(&s->last_lock);
+  /* Whether a marker enqueued now would follow device work only (or an
+   * idle queue), with nothing gated by a user event before it. */
+  *after_work = s->unnamed || !s->last || s->last_work ||
+                atomic_load_explicit(&s->last_done, memory_order_relaxed);
   if (s->unnamed) {
     /* Commands without an event follow `last`: the record is a command
      * of its own (a barrier where untimed: the cheapest position). */
@@ -78,9 +83,9 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   /* No command at all where one is not needed: the stream's in-flight
    * newest command stands for the record, and an untimed record on an idle
    * stream is complete at once. */
-  int idle;
+  int idle, after_work;
   int timed = !(e->flags & clsEventDisableTiming);
-  ev = cls__reusable_last(s, &b, timed, &idle);
+  ev = cls__reusable_last(s, &b, timed, &idle, &after_work);
   if (ev || (idle && (e->flags & clsEventDisableTiming))) {
     cls__ocl_end(s, &b, NULL);
     cls__set_record(e, ev);
@@ -88,7 +93,10 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   }
   b.what = "record";
   b.cat = "marker";
-  if (s->dev->timing_fallback && timed) {
+  /* A marker where the device stamps it right; else a copy. */
+  int marker_ok = s->dev->markers_after_work &&
+                  (s->dev->markers_after_gate || (b.n == 0 && after_work));
+  if (timed && !marker_ok) {
     /* A 4-byte copy inside the device's scratch buffer: device work, so
      * its END is stamped on the device's clock after the earlier work.
      * (Fills were tried first: NVIDIA's driver keeps host memory per fill

@@ -75,7 +75,16 @@ typedef struct cls__ocl_device {
   _Atomic int opened; /* 1 ok, -1 failed */
   clsError_t open_err;
   cl_context ctx;
-  int timing_fallback; /* timed records use a tiny copy, not a marker */
+  /* What the start-up timestamp check found (cls__validate_timestamps):
+   * markers behind device work or on an idle queue are stamped on the
+   * device's clock; markers behind a user event (a host-function gate, a
+   * bridged wait) are too.  A timed record that would be a marker where
+   * its fact is 0 is a tiny copy instead.  timing_fallback: either is 0
+   * (1: the first, so every timed record is a copy; 2: only the second,
+   * as on NVIDIA's OpenCL). */
+  int markers_after_work;
+  int markers_after_gate;
+  int timing_fallback;
   /* The driver may leave an unflushed command unstarted: the command path
    * flushes after each command (on drivers measured to start work without
    * a flush it does not; see cls__driver_facts). */
