@@ -157,6 +157,7 @@ static void cls__describe(cls__ocl_device *d) {
     d->priority_hints = strstr(ext, "cl_khr_priority_hints") != NULL;
   }
   free(ext);
+  cls__facts_read(d);
   pthread_mutex_init(&d->open_lock, NULL);
   pthread_mutex_init(&d->streams_lock, NULL);
   pthread_mutex_init(&d->busy_lock, NULL);
@@ -165,10 +166,11 @@ static void cls__describe(cls__ocl_device *d) {
 /* CLSTREAM_SPLIT_DEVICES=N splits each device that can be partitioned
  * equally into N sub-devices, listed after the root devices.  It gives CI
  * on a single CPU several devices to test cross-device rules with. */
-static cl_uint cls__split(cl_device_id root, cl_device_id *out, cl_uint max) {
+static cl_uint cls__split(cl_platform_id plat, cl_device_id root,
+                          cl_device_id *out, cl_uint max) {
   const char *v = getenv("CLSTREAM_SPLIT_DEVICES");
   int parts = v ? atoi(v) : 0;
-  if (parts < 2) return 0;
+  if (parts < 2 || !cls__facts_can_split(plat, root)) return 0;
   cl_uint cu = 0;
   clGetDeviceInfo(root, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
   cl_uint per = cu / (cl_uint)parts;
@@ -212,7 +214,7 @@ clsError_t cls__b_init(void) {
     clGetDeviceIDs(pl->id, CL_DEVICE_TYPE_ALL, nd, pl->devices, NULL);
     cl_uint n = nd;
     for (cl_uint i = 0; i < nd; ++i)
-      n += cls__split(pl->devices[i], pl->devices + n,
+      n += cls__split(pl->id, pl->devices[i], pl->devices + n,
                       (cap - n) < 8 ? cap - n : 8);
     pl->ndevices = n;
     pthread_mutex_init(&pl->lock, NULL);

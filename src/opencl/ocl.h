@@ -10,6 +10,8 @@
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
 #endif
+/* clCreateCommandQueue, for OpenCL 1.x platforms. */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
@@ -28,6 +30,16 @@ typedef struct cls__ocl_platform {
   cl_uint ndevices;
 } cls__ocl_platform;
 
+/* What the backend knows about a device's driver: decided once, by
+ * cls__facts_read (facts.c, the one place for driver facts), before the
+ * device is used; read everywhere else, never changed. */
+typedef struct cls__ocl_facts {
+  int version;       /* OpenCL version the calls may use: 12, 20, 30 */
+  int simulator;     /* a simulator (Oclgrind): never the default */
+  int buffers;       /* device memory is cl_mem buffers, not SVM */
+  size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
+} cls__ocl_facts;
+
 typedef struct cls__ocl_device {
   int index;
   cl_device_id id;
@@ -44,6 +56,7 @@ typedef struct cls__ocl_device {
   cl_ulong global_mem;
   cl_ulong local_mem;
   size_t timer_res_ns;
+  cls__ocl_facts facts;
 
   /* Set once by cls__b_device_open. */
   pthread_mutex_t open_lock;
@@ -127,6 +140,19 @@ typedef struct cls__ocl_batch {
    * fill), whose timestamps every driver gets right. */
   int work;
 } cls__ocl_batch;
+
+/* ---- Driver facts (facts.c) ------------------------------------------ */
+
+/* Fills d->facts (d's other fields described already). */
+void cls__facts_read(cls__ocl_device *d);
+/* The OpenCL version calls to device d of platform p may use (12, 20,
+ * 30): the lower of the platform's and the device's. */
+int cls__facts_version(cl_platform_id p, cl_device_id d);
+/* Whether clCreateSubDevices can split d equally (checked before any call
+ * to it: some drivers lack the entry point). */
+int cls__facts_can_split(cl_platform_id p, cl_device_id d);
+/* Whether the named device is a simulator (ranked last). */
+int cls__facts_simulator(const char *platform, const char *device);
 
 /* Device `dev` (index checked by the front). */
 cls__ocl_device *cls__ocl_device_get(int dev);
