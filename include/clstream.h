@@ -144,6 +144,12 @@ typedef struct clsDeviceProp {
   int timingFallback;          /* 1 when timed events use a fill command
                                   because the driver's marker timestamps
                                   were found wrong at start-up. */
+  int bufferMemory;            /* 1 when device memory is OpenCL buffers
+                                  behind addresses clstream reserves (no
+                                  coarse-grained SVM, or
+                                  CLSTREAM_MEMORY=buffers); 0 for SVM. */
+  int simulator;               /* 1 for a simulator (Oclgrind): listed
+                                  after every other device. */
 } clsDeviceProp;
 
 /* ---- Errors ---------------------------------------------------------- */

@@ -379,6 +379,40 @@ static void expect_bad_env_device(const char *value) {
                 clsGetErrorName(r));
 }
 
+/* A simulator (Oclgrind) is listed after every other device and is never
+ * the default while a real device can be used.  Shows something only
+ * where a simulator is installed (CI's Oclgrind run loads PoCL's driver
+ * too); elsewhere it checks the order of what there is. */
+START_TEST(simulator_ranks_last) {
+  if (!forked_or_skip("simulator_ranks_last")) return;
+  unsetenv("CLSTREAM_DEVICE");
+  int n = 0;
+  CK_OK(clsGetDeviceCount(&n));
+  int sims = 0, real_selectable = 0;
+  for (int d = 0; d < n; ++d) {
+    clsDeviceProp p;
+    CK_OK(clsGetDeviceProperties(&p, d));
+    if (p.simulator)
+      sims++;
+    else {
+      ck_assert_msg(sims == 0, "device %d (%s) is listed after a simulator",
+                    d, p.name);
+      if (p.selectable) real_selectable++;
+    }
+  }
+  int def = -1;
+  CK_OK(clsGetDevice(&def));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, def));
+  if (real_selectable)
+    ck_assert_msg(!p.simulator, "the default device %d (%s) is a simulator",
+                  def, p.name);
+  printf("NOTE simulator_ranks_last: %d devices, %d simulators, default %d "
+         "(%s)\n",
+         n, sims, def, p.name);
+}
+END_TEST
+
 START_TEST(env_device_bad_name) {
   if (!forked_or_skip("env_device_bad_name")) return;
   expect_bad_env_device("no-such-device-zq9x");
@@ -405,6 +439,7 @@ int main(void) {
   tcase_add_test(tc, env_device_by_index);
   tcase_add_test(tc, env_device_by_name_substring);
   tcase_add_test(tc, env_device_by_platform_substring);
+  tcase_add_test(tc, simulator_ranks_last);
   tcase_add_test(tc, env_device_bad_name);
   tcase_add_test(tc, env_device_bad_index);
   suite_add_tcase(s, tc);

@@ -161,6 +161,13 @@ int main(int argc, char **argv) {
            p->maxThreadsPerBlock, p->maxThreadsDim[0], p->maxThreadsDim[1],
            p->maxThreadsDim[2]);
     printf("  %-22s %s\n", "coarse-grained SVM:", yes_no(p->svmCoarseGrain));
+    printf("  %-22s %s\n", "device memory:",
+           p->bufferMemory ? "OpenCL buffers (reserved addresses)"
+                           : "coarse-grained SVM");
+    if (p->simulator)
+      printf("  %-22s yes (listed last; never the default over a real "
+             "device)\n",
+             "simulator:");
 
     /* Selecting the device says whether (and why not) clstream can use it,
      * and makes it current for clsDeviceGetStreamPriorityRange. */

@@ -225,21 +225,28 @@ clsError_t cls__b_init(void) {
   cls__devs = calloc(total ? (size_t)total : 1, sizeof *cls__devs);
   if (!cls__devs)
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  /* GPUs first, then accelerators, others, CPUs; stable otherwise.  Each
-   * device's rank is read once, so that every device lands exactly once
-   * even if a query fails (it then ranks as "other"). */
+  /* GPUs first, then accelerators, others, CPUs, and simulators last
+   * (Oclgrind's type has every bit set: it would rank as a GPU); stable
+   * otherwise.  Each device's rank is read once, so that every device
+   * lands exactly once even if a query fails (it then ranks as "other"). */
   int *ranks = calloc(total ? (size_t)total : 1, sizeof *ranks);
   if (!ranks)
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   for (cl_uint p = 0, k = 0; p < cls__nplats; ++p)
     for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i, ++k) {
+      cl_device_id id = cls__plats[p].devices[i];
       cl_device_type t = 0;
-      ranks[k] = clGetDeviceInfo(cls__plats[p].devices[i], CL_DEVICE_TYPE,
-                                 sizeof t, &t, NULL) == CL_SUCCESS
+      char name[256] = "";
+      ranks[k] = clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL) ==
+                         CL_SUCCESS
                      ? cls__type_rank(t)
                      : 2;
+      if (clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof name - 1, name, NULL) !=
+          CL_SUCCESS)
+        name[0] = '\0';
+      if (cls__facts_simulator(cls__plats[p].name, name)) ranks[k] = 4;
     }
-  for (int rank = 0; rank < 4; ++rank)
+  for (int rank = 0; rank < 5; ++rank)
     for (cl_uint p = 0, k = 0; p < cls__nplats; ++p)
       for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i, ++k) {
         if (ranks[k] != rank) continue;
@@ -419,6 +426,8 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->svmCoarseGrain = (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
   p->unifiedAddressing = p->svmCoarseGrain;
   p->selectable = p->svmCoarseGrain;
+  p->bufferMemory = d->facts.buffers;
+  p->simulator = d->facts.simulator;
   p->streamPriorities = d->priority_hints;
   p->timerResolutionNs = (double)d->timer_res_ns;
   /* Decided when the device is opened (published by `opened`). */
