@@ -137,7 +137,8 @@ typedef struct clsDeviceProp {
   char platformName[256]; /* OpenCL platform (or "CUDA"). */
   char driverVersion[64]; /* Driver version string. */
   int isCpu;                   /* 1 for a CPU device (PoCL). */
-  int svmCoarseGrain;          /* 1 when device memory can be allocated. */
+  int svmCoarseGrain;          /* 1 when the device has coarse-grained
+                                  SVM (device memory unless bufferMemory). */
   int selectable;              /* 1 when clsSetDevice accepts the device. */
   int streamPriorities;        /* 1 when stream priorities take effect. */
   double timerResolutionNs;    /* Profiling timer resolution. */
@@ -150,6 +151,12 @@ typedef struct clsDeviceProp {
                                   CLSTREAM_MEMORY=buffers); 0 for SVM. */
   int simulator;               /* 1 for a simulator (Oclgrind): listed
                                   after every other device. */
+  size_t bufferArgAlign;       /* With bufferMemory: a kernel pointer
+                                  argument inside an allocation must lie at
+                                  an offset that is a multiple of this many
+                                  bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+                                  other offsets give clsErrorInvalidValue.
+                                  1 otherwise. */
 } clsDeviceProp;
 
 /* ---- Errors ---------------------------------------------------------- */

@@ -125,11 +125,14 @@ START_TEST(trace_lanes_order_durations) {
     ck_assert_msg(s[i].dur >= 0 && s[i].ts >= 0, "span %s: ts %f dur %f",
                   s[i].name, s[i].ts, s[i].dur);
   /* Stream order, and the cross-stream wait: scale starts after the copy
-   * that the event captured has ended. */
-  ck_assert(copy->ts >= fill->ts + fill->dur);
-  ck_assert(scale->ts >= copy->ts + copy->dur);
-  ck_assert(host_fn->ts >= scale->ts + scale->dur);
-  ck_assert(set->ts >= host_fn->ts + host_fn->dur);
+   * that the event captured has ended (where the device's timestamps can
+   * show it: not on rusticl). */
+  if (device_times_work()) {
+    ck_assert(copy->ts >= fill->ts + fill->dur);
+    ck_assert(scale->ts >= copy->ts + copy->dur);
+    ck_assert(host_fn->ts >= scale->ts + scale->dur);
+    ck_assert(set->ts >= host_fn->ts + host_fn->dur);
+  }
 
   CK_OK(clsFree(t));
   CK_OK(clsEventDestroy(e));

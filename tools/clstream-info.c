@@ -164,6 +164,9 @@ int main(int argc, char **argv) {
     printf("  %-22s %s\n", "device memory:",
            p->bufferMemory ? "OpenCL buffers (reserved addresses)"
                            : "coarse-grained SVM");
+    if (p->bufferMemory)
+      printf("  %-22s multiples of %zu bytes\n", "kernel ptr offsets:",
+             p->bufferArgAlign);
     if (p->simulator)
       printf("  %-22s yes (listed last; never the default over a real "
              "device)\n",

@@ -265,6 +265,25 @@ int cls__b_device_count(void) { return cls__ndevs; }
 
 /* ---- Opening a device ------------------------------------------------- */
 
+cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
+                                cl_int *err, const char **what) {
+  if (d->facts.version < 20) {
+    *what = "clCreateCommandQueue";
+    return clCreateCommandQueue(d->ctx, d->id,
+                                profiling ? CL_QUEUE_PROFILING_ENABLE : 0,
+                                err);
+  }
+  cl_queue_properties props[5] = {CL_QUEUE_PROPERTIES,
+                                  profiling ? CL_QUEUE_PROFILING_ENABLE : 0,
+                                  0, 0, 0};
+  if (d->priority_hints && high) {
+    props[2] = CL_QUEUE_PRIORITY_KHR;
+    props[3] = CL_QUEUE_PRIORITY_HIGH_KHR;
+  }
+  *what = "clCreateCommandQueueWithProperties";
+  return clCreateCommandQueueWithProperties(d->ctx, d->id, props, err);
+}
+
 static cl_ulong cls__end_of(cl_event ev) {
   cl_ulong t = 0;
   if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t,
@@ -286,30 +305,33 @@ static int cls__follows(cl_ulong a, cl_ulong b) {
  * fill command instead, and timed events never stand on markers. */
 static void cls__validate_timestamps(cls__ocl_device *d) {
   cl_int err;
-  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
-                                 CL_QUEUE_PROFILING_ENABLE, 0};
-  cl_command_queue q =
-      clCreateCommandQueueWithProperties(d->ctx, d->id, props, &err);
-  if (err != CL_SUCCESS) return;
-  size_t size = 4u << 20;
-  void *buf = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, size, 0);
+  const char *what;
+  cl_command_queue q = cls__ocl_queue(d, 1, 0, &err, &what);
+  if (!q || err != CL_SUCCESS) return;
+  size_t size = d->facts.simulator ? 64u << 10 : 4u << 20;
+  void *buf = NULL;
+  if (cls__ocl_alloc(d, size, &buf) != clsSuccess) buf = NULL;
   cl_event ev[6] = {NULL};
   cl_event user = clCreateUserEvent(d->ctx, &err);
-  unsigned char zero = 0;
+  int user_set = 0;
   int ok = 0;
+#define FILL(n, e)                                                          \
+  (cls__ocl_enqueue_fill(d, q, buf, 0, (n), 0, NULL, (e), &what) == 0)
+#define HELD_FILL(e) (cls__ocl_enqueue_fill(d, q, buf, 0, 64, 0, NULL, (e), &what) == 0)
   if (buf && user &&
       /* 0: fill, 1: marker after it */
-      clEnqueueSVMMemFill(q, buf, &zero, 1, size, 0, NULL, &ev[0]) == 0 &&
+      FILL(size, &ev[0]) &&
       clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[1]) == 0 &&
       clFinish(q) == 0 &&
       /* 2: marker on an idle queue, 3: fill after it */
       clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[2]) == 0 &&
-      clFinish(q) == 0 &&
-      clEnqueueSVMMemFill(q, buf, &zero, 1, 64, 0, NULL, &ev[3]) == 0 &&
-      /* 4: marker held by a user event, 5: fill after it */
+      clFinish(q) == 0 && FILL(64, &ev[3]) &&
+      /* 4: marker held by a user event, 5: fill after it.  Where clFlush
+       * runs the commands (facts.c), flushing before the user event is
+       * set would never return. */
       clEnqueueMarkerWithWaitList(q, 1, &user, &ev[4]) == 0 &&
-      clEnqueueSVMMemFill(q, buf, &zero, 1, 64, 0, NULL, &ev[5]) == 0 &&
-      clFlush(q) == 0 && clSetUserEventStatus(user, CL_COMPLETE) == 0 &&
+      HELD_FILL(&ev[5]) && (d->facts.flush_runs || clFlush(q) == 0) &&
+      (user_set = clSetUserEventStatus(user, CL_COMPLETE) == 0) &&
       clFinish(q) == 0) {
     cl_ulong t[6];
     for (int i = 0; i < 6; ++i) t[i] = cls__end_of(ev[i]);
@@ -317,28 +339,47 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
          cls__follows(t[2], t[3]) && cls__follows(t[3], t[4]) &&
          cls__follows(t[4], t[5]);
     d->timing_fallback = !ok;
-    if (!ok && cls__log_enabled())
+    /* A fill of `size` bytes that takes no time (or a resolution of 0)
+     * means the timestamps cannot time work (facts.c). */
+    cl_ulong start = 0;
+    if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START,
+                                sizeof start, &start, NULL) != CL_SUCCESS)
+      start = t[0];
+    d->facts.no_timestamps = d->timer_res_ns == 0 || t[0] <= start;
+    if (d->facts.no_timestamps) d->timing_fallback = 0;
+    if (d->facts.no_timestamps && cls__log_enabled())
+      fprintf(stderr,
+              "clstream: device %d (%s): profiling timestamps cannot time "
+              "work (resolution %zu ns); clsEventElapsedTime returns "
+              "clsErrorNotSupported\n",
+              d->index, d->name, d->timer_res_ns);
+    if (!ok && !d->facts.no_timestamps && cls__log_enabled())
       fprintf(stderr,
               "clstream: device %d (%s): marker timestamps disagree with "
               "device work; timed events use a fill command\n",
               d->index, d->name);
   }
+#undef FILL
+#undef HELD_FILL
   if (user) {
-    clSetUserEventStatus(user, CL_COMPLETE); /* harmless if already set */
+    /* Set exactly once: a second clSetUserEventStatus is an error. */
+    if (!user_set) clSetUserEventStatus(user, CL_COMPLETE);
     clReleaseEvent(user);
   }
   clFinish(q);
   for (int i = 0; i < 6; ++i)
     if (ev[i]) clReleaseEvent(ev[i]);
-  if (buf) clSVMFree(d->ctx, buf);
+  if (buf) cls__ocl_free(d, buf);
   clReleaseCommandQueue(q);
 }
 
 static clsError_t cls__open(cls__ocl_device *d) {
-  if (!(d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
+  if (d->facts.version < 12)
     return cls__reason(clsErrorNotSupported,
-                       "device %d (%s) has no coarse-grained SVM", d->index,
-                       d->name);
+                       "device %d (%s) supports OpenCL %d.%d; clstream needs "
+                       "1.2 or later",
+                       d->index, d->name, d->facts.version / 10,
+                       d->facts.version % 10);
   cls__ocl_platform *pl = d->plat;
   cl_int err = CL_SUCCESS;
   pthread_mutex_lock(&pl->lock);
@@ -351,13 +392,11 @@ static clsError_t cls__open(cls__ocl_device *d) {
   d->ctx = pl->ctx;
   pthread_mutex_unlock(&pl->lock);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clCreateContext");
-  d->scratch = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, 64, 0);
-  if (!d->scratch)
-    return cls__reason(clsErrorMemoryAllocation,
-                       "device %d: clSVMAlloc of 64 bytes failed", d->index);
-  d->mapq = clCreateCommandQueueWithProperties(d->ctx, d->id, NULL, &err);
-  if (err != CL_SUCCESS)
-    return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
+  clsError_t e = cls__ocl_alloc(d, 64, &d->scratch);
+  if (e != clsSuccess) return e;
+  const char *what;
+  d->mapq = cls__ocl_queue(d, 0, 0, &err, &what);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, what);
   cls__validate_timestamps(d);
   /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
    * driver with good marker timestamps still exercises it), =0 forbids it
@@ -383,8 +422,9 @@ clsError_t cls__b_device_open(int dev) {
   if (state == 1) return clsSuccess;
   if (d->open_err == clsErrorNotSupported)
     return cls__reason(clsErrorNotSupported,
-                       "device %d (%s) has no coarse-grained SVM", d->index,
-                       d->name);
+                       "device %d (%s) cannot be used (OpenCL %d.%d)",
+                       d->index, d->name, d->facts.version / 10,
+                       d->facts.version % 10);
   return cls__reason(d->open_err, "device %d (%s) could not be opened",
                      d->index, d->name);
 }
@@ -424,12 +464,16 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->concurrentKernels = 1;
   p->isCpu = (d->type & CL_DEVICE_TYPE_CPU) != 0;
   p->svmCoarseGrain = (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
-  p->unifiedAddressing = p->svmCoarseGrain;
-  p->selectable = p->svmCoarseGrain;
+  p->unifiedAddressing = !d->facts.buffers;
+  p->selectable = d->facts.version >= 12;
   p->bufferMemory = d->facts.buffers;
   p->simulator = d->facts.simulator;
+  p->bufferArgAlign = d->facts.buffers ? d->facts.base_align : 1;
   p->streamPriorities = d->priority_hints;
   p->timerResolutionNs = (double)d->timer_res_ns;
+  if (atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&
+      d->facts.no_timestamps)
+    p->timerResolutionNs = 0; /* elapsed times: clsErrorNotSupported */
   /* Decided when the device is opened (published by `opened`). */
   p->timingFallback =
       atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&

@@ -25,6 +25,19 @@
  *   SVM (memory.c): where the device has no coarse-grained SVM, or where
  *   CLSTREAM_MEMORY=buffers forces it (so CI tests both paths on one
  *   device).
+ * - flush_runs: clFlush executes the queued commands on the calling
+ *   thread and, reaching one whose wait list is incomplete, waits for it
+ *   (Oclgrind 21.10).  A flush must then never be made by a thread that
+ *   would later complete what the command waits for (stream.c defers it).
+ * - flush_together: the commands of one clFlush complete together
+ *   (rusticl in Mesa 22.3), so a command that waits for a user event holds
+ *   back the completion of every command flushed with it; the marker that
+ *   starts a host function is flushed on its own (stream.c).
+ * - no_timestamps: decided when the device is opened, by the start-up
+ *   check in device.c: a 4 MiB fill that takes no time, or a profiling
+ *   resolution of 0 (rusticl: timestamps of 2 or 3), means the device
+ *   cannot time work, and clsEventElapsedTime returns
+ *   clsErrorNotSupported rather than 0.000 ms for real work.
  */
 #include "ocl.h"
 
@@ -130,6 +143,8 @@ void cls__facts_read(cls__ocl_device *d) {
   int svm = f->version >= 20 && (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
   if (!svm) d->svm = 0; /* never make an SVM call on this device */
   f->buffers = !svm || cls__force_buffers();
+  f->flush_runs = cls__has_word(d->plat->name, "oclgrind");
+  f->flush_together = cls__has_word(d->plat->name, "rusticl");
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
                       &bits, NULL) != CL_SUCCESS ||

@@ -37,7 +37,14 @@ typedef struct cls__ocl_facts {
   int version;       /* OpenCL version the calls may use: 12, 20, 30 */
   int simulator;     /* a simulator (Oclgrind): never the default */
   int buffers;       /* device memory is cl_mem buffers, not SVM */
+  int flush_runs;    /* clFlush runs the commands on the calling thread
+                        and waits for their wait lists (Oclgrind) */
+  int flush_together; /* the commands of one flush complete together
+                         (rusticl) */
   size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
+  /* Decided when the device is opened (published by `opened`): */
+  int no_timestamps; /* profiling timestamps are unusable: elapsed times
+                        return clsErrorNotSupported */
 } cls__ocl_facts;
 
 typedef struct cls__ocl_device {
@@ -153,6 +160,44 @@ int cls__facts_version(cl_platform_id p, cl_device_id d);
 int cls__facts_can_split(cl_platform_id p, cl_device_id d);
 /* Whether the named device is a simulator (ranked last). */
 int cls__facts_simulator(const char *platform, const char *device);
+
+/* ---- Device memory (memory.c) ---------------------------------------- */
+
+/* Whether p lies in a buffer-backed allocation: then *mem is its buffer
+ * (not retained: valid while the allocation lives), *off the offset of p
+ * in it and *avail (if not NULL) the bytes from p to its end.  Never
+ * blocks; costs one atomic load while no buffer allocation exists. */
+int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off,
+                       size_t *avail);
+/* Device memory of d (SVM or buffer-backed, as d->facts says). */
+clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out);
+void cls__ocl_free(cls__ocl_device *d, void *p);
+/* Enqueue a non-blocking copy or fill on q, as a buffer command where a
+ * side is buffer-backed and an SVM command otherwise (CL_INVALID_OPERATION
+ * on a device without SVM).  *what names the OpenCL call made. */
+cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q,
+                             void *dst, const void *src, size_t n,
+                             cl_uint nw, const cl_event *wl, cl_event *ev,
+                             const char **what);
+cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q,
+                             void *dst, unsigned char v, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
+                             const char **what);
+
+/* Sets kernel argument i of k to device pointer ptr for a launch on d:
+ * an SVM pointer, NULL, or for buffer-backed memory the buffer itself (at
+ * its start) or a sub-buffer (inside it, at an offset that is a multiple
+ * of CL_DEVICE_MEM_BASE_ADDR_ALIGN; other offsets are refused with
+ * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken.
+ * Under the function's lock. */
+cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
+                                void *ptr, const char **what);
+
+/* A command queue on d: in order, with profiling when `profiling` is set
+ * and at high priority when `high` is set and d has priority hints;
+ * through clCreateCommandQueue on OpenCL 1.x.  *what names the call. */
+cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
+                                cl_int *err, const char **what);
 
 /* Device `dev` (index checked by the front). */
 cls__ocl_device *cls__ocl_device_get(int dev);

@@ -390,17 +390,12 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
                                   cls__bstream **out) {
   cls__bstream *s = calloc(1, sizeof *s);
   if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  cl_queue_properties props[5] = {CL_QUEUE_PROPERTIES,
-                                  CL_QUEUE_PROFILING_ENABLE, 0, 0, 0};
-  if (d->priority_hints && priority < 0) {
-    props[2] = CL_QUEUE_PRIORITY_KHR;
-    props[3] = CL_QUEUE_PRIORITY_HIGH_KHR;
-  }
   cl_int err;
-  s->q = clCreateCommandQueueWithProperties(d->ctx, d->id, props, &err);
+  const char *what;
+  s->q = cls__ocl_queue(d, 1, priority < 0, &err, &what);
   if (err != CL_SUCCESS) {
     free(s);
-    return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
+    return cls__ocl_error(err, what);
   }
   s->dev = d;
   s->role = role;
@@ -835,6 +830,9 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
   cls__ocl_begin(s, &b);
   err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &m);
   if (err == CL_SUCCESS) {
+    /* Where one flush completes together (facts.c), M must not be
+     * flushed with the gate that waits for M's own host function. */
+    if (s->dev->facts.flush_together) clFlush(s->q);
     err = clEnqueueMarkerWithWaitList(s->q, 1, &h->user, &g);
     b.what = "host function";
     b.cat = "host";
