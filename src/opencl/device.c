@@ -131,7 +131,10 @@ static void cls__describe(cls__ocl_device *d) {
   clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof d->name, d->name, NULL);
   clGetDeviceInfo(id, CL_DRIVER_VERSION, sizeof d->driver, d->driver, NULL);
   clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
-  if (clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof d->svm, &d->svm,
+  /* Only what the device's version defines: a 1.2 driver may flag the
+   * query as an error (Oclgrind --check-api does). */
+  if (cls__facts_version(d->plat->id, id) < 20 ||
+      clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof d->svm, &d->svm,
                       NULL) != CL_SUCCESS)
     d->svm = 0;
   clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units,
@@ -155,6 +158,7 @@ static void cls__describe(cls__ocl_device *d) {
                  CL_SUCCESS) {
     ext[n] = '\0';
     d->priority_hints = strstr(ext, "cl_khr_priority_hints") != NULL;
+    d->nv_attributes = strstr(ext, "cl_nv_device_attribute_query") != NULL;
   }
   free(ext);
   cls__facts_read(d);
@@ -451,7 +455,8 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->maxGridSize[2] = 65535;
   cl_uint warp = 0;
 #ifdef CL_DEVICE_WARP_SIZE_NV
-  if (clGetDeviceInfo(d->id, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp,
+  if (!d->nv_attributes ||
+      clGetDeviceInfo(d->id, CL_DEVICE_WARP_SIZE_NV, sizeof warp, &warp,
                       NULL) != CL_SUCCESS)
     warp = 0;
 #endif

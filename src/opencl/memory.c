@@ -363,7 +363,7 @@ void cls__b_free_host(int dev, void *p) {
   for (int i = 0; i < 100; ++i) {
     if (clEnqueueUnmapMemObject(pn->dev->mapq, pn->buf, p, 0, NULL, NULL) ==
         CL_SUCCESS) {
-      clFlush(pn->dev->mapq);
+      cls__ocl_flush(pn->dev->mapq);
       break;
     }
     struct timespec ms = {0, 1000000L};
@@ -401,15 +401,36 @@ static void cls__staging_run(cls__ocl_job *j) {
  * (after the stream's earlier work; later work waits for it). */
 typedef struct cls__hcopy {
   void *dst;
-  const void *src;
+  const void *src; /* NULL: a fill with `value` */
   size_t n;
+  int value;
   unsigned char data[]; /* the staged source, if staged */
 } cls__hcopy;
 
 static void cls__hcopy_run(void *job, clsError_t status) {
   cls__hcopy *c = job;
-  if (status == clsSuccess) memcpy(c->dst, c->src, c->n);
+  if (status == clsSuccess) {
+    if (c->src)
+      memcpy(c->dst, c->src, c->n);
+    else
+      memset(c->dst, c->value, c->n);
+  }
   free(c);
+}
+
+/* A fill of host memory (clsMallocHost) on a device without SVM: a host
+ * job, as for host-to-host copies. */
+static clsError_t cls__host_fill(cls__bstream *s, void *dst, int value,
+                                 size_t n, int blocking) {
+  cls__hcopy *c = malloc(sizeof *c);
+  if (!c) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  *c = (cls__hcopy){dst, NULL, n, (unsigned char)value};
+  clsError_t e = cls__b_stream_host_job(s, cls__hcopy_run, c);
+  if (e != clsSuccess) {
+    free(c);
+    return e;
+  }
+  return blocking ? cls__b_stream_sync(s) : clsSuccess;
 }
 
 static clsError_t cls__host_copy(cls__bstream *s, void *dst, const void *src,
@@ -471,6 +492,10 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int blocking) {
+  cl_mem m;
+  size_t off;
+  if (s->dev->facts.buffers && !cls__ocl_buffer_at(dst, &m, &off, NULL))
+    return cls__host_fill(s, dst, value, n, blocking);
   cls__ocl_batch b;
   cl_event ev = NULL;
   const char *what = "a fill";

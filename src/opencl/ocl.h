@@ -56,6 +56,7 @@ typedef struct cls__ocl_device {
   cl_device_type type;
   cl_device_svm_capabilities svm;
   int priority_hints; /* cl_khr_priority_hints */
+  int nv_attributes;  /* cl_nv_device_attribute_query */
   cl_uint compute_units;
   cl_uint clock_mhz;
   size_t max_wg;
@@ -222,6 +223,11 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b);
  * dropped and the queue is flushed; on failure (ev NULL) the waits stay
  * pending for the next command.  Unlocks s->lock. */
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+
+/* clFlush(q), and where it fails, the monitor thread flushes q again
+ * until a flush succeeds: a failed flush never strands the commands.
+ * Never blocks (but for a clFinish when out of host memory). */
+void cls__ocl_flush(cl_command_queue q);
 
 /* Work for the library's worker threads: run(job) is called once on a
  * worker, never inside an OpenCL callback.  `status` is the triggering

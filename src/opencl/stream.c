@@ -375,7 +375,7 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
     for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
     if (old) clReleaseEvent(old);
     if (add) cls__busy_add(s);
-    clFlush(s->q);
+    cls__ocl_flush(s->q);
     if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   }
   for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
@@ -689,6 +689,48 @@ static pthread_cond_t cls__mon_cond = PTHREAD_COND_INITIALIZER;
 static cls__ocl_watch *cls__pending;
 static int cls__mon_resting; /* the monitor waits without polling */
 
+/* Queues whose last clFlush failed (retained), flushed again by the
+ * monitor until a flush succeeds: the commands they hold may not have
+ * been submitted, and work nobody submits never completes.  Under
+ * cls__mon_lock. */
+static cl_command_queue *cls__unflushed;
+static unsigned cls__nunflushed, cls__capunflushed;
+
+void cls__ocl_flush(cl_command_queue q) {
+  if (CLS__LIKELY(clFlush(q) == CL_SUCCESS)) return;
+  pthread_once(&cls__monitor_once, cls__start_monitor);
+  pthread_mutex_lock(&cls__mon_lock);
+  int listed = 0;
+  for (unsigned i = 0; i < cls__nunflushed && !listed; ++i)
+    listed = cls__unflushed[i] == q;
+  if (!listed && cls__grow((void **)&cls__unflushed, &cls__capunflushed,
+                           cls__nunflushed + 1, sizeof *cls__unflushed)) {
+    clRetainCommandQueue(q);
+    cls__unflushed[cls__nunflushed++] = q;
+    listed = 1;
+  }
+  if (cls__mon_resting) pthread_cond_signal(&cls__mon_cond);
+  pthread_mutex_unlock(&cls__mon_lock);
+  /* No room to remember it: retry here for a while instead. */
+  for (int i = 0; !listed && i < 1000; ++i) {
+    struct timespec d = {0, 1000000L};
+    nanosleep(&d, NULL);
+    listed = clFlush(q) == CL_SUCCESS;
+  }
+}
+
+/* The monitor's retry of failed flushes.  Under cls__mon_lock. */
+static void cls__retry_flushes(void) {
+  for (unsigned i = 0; i < cls__nunflushed;) {
+    if (clFlush(cls__unflushed[i]) == CL_SUCCESS) {
+      clReleaseCommandQueue(cls__unflushed[i]);
+      cls__unflushed[i] = cls__unflushed[--cls__nunflushed];
+    } else {
+      ++i;
+    }
+  }
+}
+
 static void cls__unlist(cls__ocl_watch *w) {
   if (w->prev)
     w->prev->next = w->next;
@@ -722,7 +764,7 @@ static void *cls__monitor(void *arg) {
   int quiet = 0;
   pthread_mutex_lock(&cls__mon_lock);
   for (;;) {
-    quiet = cls__pending ? 0 : quiet + 1;
+    quiet = cls__pending || cls__nunflushed ? 0 : quiet + 1;
     struct timespec t;
     if (quiet > 200) {
       cls__mon_resting = 1;
@@ -734,8 +776,9 @@ static void *cls__monitor(void *arg) {
       }
       pthread_cond_timedwait(&cls__mon_cond, &cls__mon_lock, &t);
       cls__mon_resting = 0;
-      if (cls__pending) quiet = 0;
+      if (cls__pending || cls__nunflushed) quiet = 0;
     }
+    cls__retry_flushes();
     for (cls__ocl_watch *w = cls__pending, *next; w; w = next) {
       next = w->next;
       if (atomic_load(&w->claimed)) {
@@ -832,7 +875,7 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
   if (err == CL_SUCCESS) {
     /* Where one flush completes together (facts.c), M must not be
      * flushed with the gate that waits for M's own host function. */
-    if (s->dev->facts.flush_together) clFlush(s->q);
+    if (s->dev->facts.flush_together) cls__ocl_flush(s->q);
     err = clEnqueueMarkerWithWaitList(s->q, 1, &h->user, &g);
     b.what = "host function";
     b.cat = "host";
