@@ -418,10 +418,18 @@ static void cls__hcopy_run(void *job, clsError_t status) {
   free(c);
 }
 
+static clsError_t cls__reach(cls__bstream *s);
+
 /* A fill of host memory (clsMallocHost) on a device without SVM: a host
- * job, as for host-to-host copies. */
+ * job, as for host-to-host copies (when blocking: on the caller's thread,
+ * once the stream's earlier work is done). */
 static clsError_t cls__host_fill(cls__bstream *s, void *dst, int value,
                                  size_t n, int blocking) {
+  if (blocking) {
+    clsError_t e = cls__reach(s);
+    if (e == clsSuccess) memset(dst, value, n);
+    return e;
+  }
   cls__hcopy *c = malloc(sizeof *c);
   if (!c) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   *c = (cls__hcopy){dst, NULL, n, (unsigned char)value};
@@ -430,11 +438,35 @@ static clsError_t cls__host_fill(cls__bstream *s, void *dst, int value,
     free(c);
     return e;
   }
-  return blocking ? cls__b_stream_sync(s) : clsSuccess;
+  return clsSuccess;
+}
+
+/* Waits, with a marker, for the work s's next command would wait for
+ * (the stream's and the legacy synchronization's): a blocking host-side
+ * copy or fill then runs on the caller's thread, with no host job. */
+static clsError_t cls__reach(cls__bstream *s) {
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cls__ocl_begin(s, &b);
+  b.what = "host copy";
+  b.cat = "marker";
+  cl_int err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
+  if (err == CL_SUCCESS) clRetainEvent(ev);
+  cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
+  if (err != CL_SUCCESS)
+    return cls__ocl_error(err, "clEnqueueMarkerWithWaitList");
+  clsError_t e = cls__ocl_wait(ev, 0);
+  clReleaseEvent(ev);
+  return e;
 }
 
 static clsError_t cls__host_copy(cls__bstream *s, void *dst, const void *src,
                                  size_t n, int mode) {
+  if (mode == CLS__COPY_BLOCKING) {
+    clsError_t e = cls__reach(s);
+    if (e == clsSuccess) memcpy(dst, src, n);
+    return e;
+  }
   int stage = mode == CLS__COPY_STAGE;
   cls__hcopy *c = malloc(sizeof *c + (stage ? n : 0));
   if (!c) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
@@ -451,7 +483,7 @@ static clsError_t cls__host_copy(cls__bstream *s, void *dst, const void *src,
     free(c);
     return e;
   }
-  return mode == CLS__COPY_BLOCKING ? cls__b_stream_sync(s) : clsSuccess;
+  return clsSuccess;
 }
 
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
