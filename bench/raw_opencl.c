@@ -141,12 +141,13 @@ int raw_open(const char *device, const char *platform, int nth,
     buf = mbuf ? fake_base : NULL;
     size_t offs[] = {0, OFF_B, OFF_SPIN, OFF_IDLE};
     for (int i = 0; i < 4 && buf; ++i) {
-      cl_buffer_region r = {offs[i] * sizeof(int), 4096 - offs[i] * sizeof(int)};
+      cl_buffer_region r = {offs[i] * sizeof(int),
+                            4096 - offs[i] * sizeof(int)};
       subs[i].off = offs[i];
-      subs[i].mem = i == 0 ? mbuf
-                           : clCreateSubBuffer(mbuf, CL_MEM_READ_WRITE,
-                                               CL_BUFFER_CREATE_TYPE_REGION,
-                                               &r, &e);
+      subs[i].mem =
+          i == 0 ? mbuf
+                 : clCreateSubBuffer(mbuf, CL_MEM_READ_WRITE,
+                                     CL_BUFFER_CREATE_TYPE_REGION, &r, &e);
       if (!subs[i].mem) buf = NULL;
     }
   } else {

@@ -400,8 +400,8 @@ START_TEST(simulator_ranks_last) {
     if (p.simulator)
       sims++;
     else {
-      ck_assert_msg(sims == 0, "device %d (%s) is listed after a simulator",
-                    d, p.name);
+      ck_assert_msg(sims == 0, "device %d (%s) is listed after a simulator", d,
+                    p.name);
       if (p.selectable) real_selectable++;
     }
   }

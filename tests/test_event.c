@@ -426,8 +426,7 @@ START_TEST(elapsed_same_and_reverse) {
   ck_assert_msg(same == 0.0f, "elapsed(e, e) = %g", (double)same);
   if (elapsed_or_untimed(&fwd, e1, e2)) {
     CK_OK(clsEventElapsedTime(&back, e2, e1));
-    ck_assert_msg(fwd > 0.0f, "forward elapsed %g over a kernel",
-                  (double)fwd);
+    ck_assert_msg(fwd > 0.0f, "forward elapsed %g over a kernel", (double)fwd);
     ck_assert_msg(back == -fwd, "reverse %g, forward %g", (double)back,
                   (double)fwd);
   } else {

@@ -209,8 +209,7 @@ START_TEST(launch_pointer_offset) {
   CK_OK(clsStreamSynchronize(NULL));
   dev_get(h, d, N);
   for (int i = 0; i < 64; ++i)
-    ck_assert_msg(h[z + i] == (x + i) + (y + i), "h[%d] = %d", z + i,
-                  h[z + i]);
+    ck_assert_msg(h[z + i] == (x + i) + (y + i), "h[%d] = %d", z + i, h[z + i]);
   ck_assert_int_eq(h[z - 1], z - 1);
   ck_assert_int_eq(h[z + 64], z + 64);
   if (p.bufferMemory && p.bufferArgAlign > sizeof(int)) {

@@ -61,8 +61,7 @@ START_TEST(sim_memory) {
   for (int i = 0; i < N; ++i) ck_assert_int_eq(pin[i], 0x01010101);
   CK_CLS(clsMemcpy(d + N - 1, h, 2 * sizeof(int), clsMemcpyHostToDevice),
          clsErrorInvalidValue);
-  CK_CLS(clsMemcpy(d, h, 4, (clsMemcpyKind)7),
-         clsErrorInvalidMemcpyDirection);
+  CK_CLS(clsMemcpy(d, h, 4, (clsMemcpyKind)7), clsErrorInvalidMemcpyDirection);
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFreeHost(pin));
   CK_OK(clsFree(d));

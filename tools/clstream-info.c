@@ -165,8 +165,8 @@ int main(int argc, char **argv) {
            p->bufferMemory ? "OpenCL buffers (reserved addresses)"
                            : "coarse-grained SVM");
     if (p->bufferMemory)
-      printf("  %-22s multiples of %zu bytes\n", "kernel ptr offsets:",
-             p->bufferArgAlign);
+      printf("  %-22s multiples of %zu bytes\n",
+             "kernel ptr offsets:", p->bufferArgAlign);
     if (p->simulator)
       printf("  %-22s yes (listed last; never the default over a real "
              "device)\n",

@@ -241,10 +241,10 @@ clsError_t cls__b_init(void) {
       cl_device_id id = cls__plats[p].devices[i];
       cl_device_type t = 0;
       char name[256] = "";
-      ranks[k] = clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL) ==
-                         CL_SUCCESS
-                     ? cls__type_rank(t)
-                     : 2;
+      ranks[k] =
+          clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL) == CL_SUCCESS
+              ? cls__type_rank(t)
+              : 2;
       if (clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof name - 1, name, NULL) !=
           CL_SUCCESS)
         name[0] = '\0';
@@ -274,12 +274,10 @@ cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
   if (d->facts.version < 20) {
     *what = "clCreateCommandQueue";
     return clCreateCommandQueue(d->ctx, d->id,
-                                profiling ? CL_QUEUE_PROFILING_ENABLE : 0,
-                                err);
+                                profiling ? CL_QUEUE_PROFILING_ENABLE : 0, err);
   }
-  cl_queue_properties props[5] = {CL_QUEUE_PROPERTIES,
-                                  profiling ? CL_QUEUE_PROFILING_ENABLE : 0,
-                                  0, 0, 0};
+  cl_queue_properties props[5] = {
+      CL_QUEUE_PROPERTIES, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, 0, 0, 0};
   if (d->priority_hints && high) {
     props[2] = CL_QUEUE_PRIORITY_KHR;
     props[3] = CL_QUEUE_PRIORITY_HIGH_KHR;
@@ -319,9 +317,10 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
   cl_event user = clCreateUserEvent(d->ctx, &err);
   int user_set = 0;
   int ok = 0;
-#define FILL(n, e)                                                          \
+#define FILL(n, e)                                                             \
   (cls__ocl_enqueue_fill(d, q, buf, 0, (n), 0, NULL, (e), &what) == 0)
-#define HELD_FILL(e) (cls__ocl_enqueue_fill(d, q, buf, 0, 64, 0, NULL, (e), &what) == 0)
+#define HELD_FILL(e)                                                           \
+  (cls__ocl_enqueue_fill(d, q, buf, 0, 64, 0, NULL, (e), &what) == 0)
   if (buf && user &&
       /* 0: fill, 1: marker after it */
       FILL(size, &ev[0]) &&
@@ -346,8 +345,8 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
     /* A fill of `size` bytes that takes no time (or a resolution of 0)
      * means the timestamps cannot time work (facts.c). */
     cl_ulong start = 0;
-    if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START,
-                                sizeof start, &start, NULL) != CL_SUCCESS)
+    if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start,
+                                &start, NULL) != CL_SUCCESS)
       start = t[0];
     d->facts.no_timestamps = d->timer_res_ns == 0 || t[0] <= start;
     if (d->facts.no_timestamps) d->timing_fallback = 0;
@@ -426,9 +425,8 @@ clsError_t cls__b_device_open(int dev) {
   if (state == 1) return clsSuccess;
   if (d->open_err == clsErrorNotSupported)
     return cls__reason(clsErrorNotSupported,
-                       "device %d (%s) cannot be used (OpenCL %d.%d)",
-                       d->index, d->name, d->facts.version / 10,
-                       d->facts.version % 10);
+                       "device %d (%s) cannot be used (OpenCL %d.%d)", d->index,
+                       d->name, d->facts.version / 10, d->facts.version % 10);
   return cls__reason(d->open_err, "device %d (%s) could not be opened",
                      d->index, d->name);
 }

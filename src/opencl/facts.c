@@ -75,8 +75,8 @@ static int cls__device_version(cl_device_id d) {
  * (cl_khr_icd): only then do its objects start with a dispatch table. */
 static int cls__platform_is_icd(cl_platform_id p) {
   char ext[4096] = "";
-  if (clGetPlatformInfo(p, CL_PLATFORM_EXTENSIONS, sizeof ext - 1, ext,
-                        NULL) != CL_SUCCESS)
+  if (clGetPlatformInfo(p, CL_PLATFORM_EXTENSIONS, sizeof ext - 1, ext, NULL) !=
+      CL_SUCCESS)
     return 0;
   return strstr(ext, "cl_khr_icd") != NULL;
 }
@@ -97,8 +97,8 @@ int cls__facts_can_split(cl_platform_id p, cl_device_id d) {
     if (!*table || !(*table)->clCreateSubDevices) return 0;
   }
   cl_uint max = 0;
-  if (clGetDeviceInfo(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof max,
-                      &max, NULL) != CL_SUCCESS ||
+  if (clGetDeviceInfo(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof max, &max,
+                      NULL) != CL_SUCCESS ||
       max < 2)
     return 0;
   cl_device_partition_property props[16] = {0};
@@ -116,9 +116,7 @@ static int cls__has_word(const char *s, const char *w) {
   size_t n = strlen(w);
   for (; *s; ++s) {
     size_t i = 0;
-    while (i < n && s[i] &&
-           (s[i] | 0x20) == (w[i] | 0x20))
-      ++i;
+    while (i < n && s[i] && (s[i] | 0x20) == (w[i] | 0x20)) ++i;
     if (i == n) return 1;
   }
   return 0;
@@ -146,8 +144,8 @@ void cls__facts_read(cls__ocl_device *d) {
   f->flush_runs = cls__has_word(d->plat->name, "oclgrind");
   f->flush_together = cls__has_word(d->plat->name, "rusticl");
   cl_uint bits = 0;
-  if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
-                      &bits, NULL) != CL_SUCCESS ||
+  if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
+                      NULL) != CL_SUCCESS ||
       bits < 8)
     bits = 1024; /* 128 bytes, the largest seen */
   f->base_align = bits / 8;

@@ -63,8 +63,7 @@ static ptrdiff_t cls__buf_floor(uintptr_t p) {
   return (ptrdiff_t)lo - 1;
 }
 
-int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off,
-                       size_t *avail) {
+int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail) {
   if (CLS__LIKELY(
           atomic_load_explicit(&cls__nbufs_hint, memory_order_acquire) == 0))
     return 0;
@@ -91,8 +90,7 @@ static size_t cls__page(void) {
 }
 
 /* A buffer of `size` bytes behind a fresh reservation. */
-static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size,
-                                 void **out) {
+static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
   size_t page = cls__page();
   if (size > SIZE_MAX - page)
     return cls__reason(clsErrorMemoryAllocation,
@@ -184,7 +182,9 @@ clsError_t cls__b_malloc(int dev, size_t size, void **out) {
   return cls__ocl_alloc(cls__ocl_device_get(dev), size, out);
 }
 
-void cls__b_free(int dev, void *p) { cls__ocl_free(cls__ocl_device_get(dev), p); }
+void cls__b_free(int dev, void *p) {
+  cls__ocl_free(cls__ocl_device_get(dev), p);
+}
 
 /* ---- Kernel arguments ------------------------------------------------- */
 
@@ -200,8 +200,7 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
     size_t off = (uintptr_t)p - a->base;
     for (unsigned k = 0; k < a->nsubs && !sub; ++k)
       if (a->subs[k].off == off) sub = a->subs[k].mem;
-    if (!sub && !a->subs)
-      a->subs = calloc(CLS__MAX_SUBS, sizeof *a->subs);
+    if (!sub && !a->subs) a->subs = calloc(CLS__MAX_SUBS, sizeof *a->subs);
     if (!sub && a->subs) {
       cl_buffer_region r = {off, a->size - off};
       sub = clCreateSubBuffer(a->mem, CL_MEM_READ_WRITE,
@@ -264,9 +263,9 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
 
 /* ---- Commands on either kind of memory -------------------------------- */
 
-cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q,
-                             void *dst, const void *src, size_t n,
-                             cl_uint nw, const cl_event *wl, cl_event *ev,
+cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             const void *src, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
                              const char **what) {
   cl_mem dm, sm;
   size_t doff = 0, soff = 0;
@@ -289,8 +288,8 @@ cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q,
   return clEnqueueSVMMemcpy(q, CL_FALSE, dst, src, n, nw, wl, ev);
 }
 
-cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q,
-                             void *dst, unsigned char v, size_t n, cl_uint nw,
+cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             unsigned char v, size_t n, cl_uint nw,
                              const cl_event *wl, cl_event *ev,
                              const char **what) {
   cl_mem m;
@@ -512,9 +511,9 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
   b.what = "memcpy";
   b.cat = "copy";
   b.work = 1;
-  cl_int err = cls__ocl_enqueue_copy(s->dev, s->q, dst,
-                                     staging ? staging->data : src, n, b.n,
-                                     b.list, &ev, &what);
+  cl_int err =
+      cls__ocl_enqueue_copy(s->dev, s->q, dst, staging ? staging->data : src, n,
+                            b.n, b.list, &ev, &what);
   if (staging && err == CL_SUCCESS)
     cls__ocl_watch_event(&staging->watch, ev); /* frees it when done */
   else
@@ -535,7 +534,7 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   b.what = "memset";
   b.cat = "set";
   b.work = 1;
-  cl_int err = cls__ocl_enqueue_fill(s->dev, s->q, dst, (unsigned char)value,
-                                     n, b.n, b.list, &ev, &what);
+  cl_int err = cls__ocl_enqueue_fill(s->dev, s->q, dst, (unsigned char)value, n,
+                                     b.n, b.list, &ev, &what);
   return cls__finish_cmd(s, &b, err, ev, blocking, what);
 }

@@ -432,8 +432,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
       err = clSetKernelArg(f->k, i, p->size, v3);
     }
     if (CLS__UNLIKELY(err != CL_SUCCESS)) {
-      what = f->args[i].kind == CLS__ARG_POINTER ? ptr_what
-                                                 : "clSetKernelArg";
+      what = f->args[i].kind == CLS__ARG_POINTER ? ptr_what : "clSetKernelArg";
       break;
     }
   }

@@ -34,14 +34,14 @@ typedef struct cls__ocl_platform {
  * cls__facts_read (facts.c, the one place for driver facts), before the
  * device is used; read everywhere else, never changed. */
 typedef struct cls__ocl_facts {
-  int version;       /* OpenCL version the calls may use: 12, 20, 30 */
-  int simulator;     /* a simulator (Oclgrind): never the default */
-  int buffers;       /* device memory is cl_mem buffers, not SVM */
-  int flush_runs;    /* clFlush runs the commands on the calling thread
-                        and waits for their wait lists (Oclgrind) */
+  int version;        /* OpenCL version the calls may use: 12, 20, 30 */
+  int simulator;      /* a simulator (Oclgrind): never the default */
+  int buffers;        /* device memory is cl_mem buffers, not SVM */
+  int flush_runs;     /* clFlush runs the commands on the calling thread
+                         and waits for their wait lists (Oclgrind) */
   int flush_together; /* the commands of one flush complete together
                          (rusticl) */
-  size_t base_align; /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
+  size_t base_align;  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */
@@ -168,20 +168,19 @@ int cls__facts_simulator(const char *platform, const char *device);
  * (not retained: valid while the allocation lives), *off the offset of p
  * in it and *avail (if not NULL) the bytes from p to its end.  Never
  * blocks; costs one atomic load while no buffer allocation exists. */
-int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off,
-                       size_t *avail);
+int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail);
 /* Device memory of d (SVM or buffer-backed, as d->facts says). */
 clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out);
 void cls__ocl_free(cls__ocl_device *d, void *p);
 /* Enqueue a non-blocking copy or fill on q, as a buffer command where a
  * side is buffer-backed and an SVM command otherwise (CL_INVALID_OPERATION
  * on a device without SVM).  *what names the OpenCL call made. */
-cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q,
-                             void *dst, const void *src, size_t n,
-                             cl_uint nw, const cl_event *wl, cl_event *ev,
+cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             const void *src, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
                              const char **what);
-cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q,
-                             void *dst, unsigned char v, size_t n, cl_uint nw,
+cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             unsigned char v, size_t n, cl_uint nw,
                              const cl_event *wl, cl_event *ev,
                              const char **what);
 

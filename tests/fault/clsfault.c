@@ -407,8 +407,8 @@ WRAP_ENQ(clEnqueueSVMMemFill,
          (q, p, pat, ps, sz, n, w, out_arg), q, n, w, e)
 
 WRAP_ENQ(clEnqueueReadBuffer,
-         (cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t sz,
-          void *p, cl_uint n, const cl_event *w, cl_event *e),
+         (cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t sz, void *p,
+          cl_uint n, const cl_event *w, cl_event *e),
          (q, m, b, o, sz, p, n, w, out_arg), q, n, w, e)
 WRAP_ENQ(clEnqueueWriteBuffer,
          (cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t sz,
