@@ -182,7 +182,7 @@ CLS_API const char *clsGetErrorString(clsError_t error);
  * device. */
 CLS_API clsError_t clsGetDeviceCount(int *count);
 /* Makes `device` the calling thread's current device.  A device that
- * cannot be used (no coarse-grained SVM) returns clsErrorNotSupported;
+ * cannot be used (older than OpenCL 1.2) returns clsErrorNotSupported;
  * an index out of range returns clsErrorInvalidDevice.  Blocks the first
  * time a device is used (context creation and a start-up timestamp
  * check), otherwise never. */

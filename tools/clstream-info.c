@@ -197,7 +197,8 @@ int main(int argc, char **argv) {
     else
       printf("  %-22s no: clsSetDevice returns %s (%s)%s\n", "selectable:",
              clsGetErrorName(sel), clsGetErrorString(sel),
-             p->svmCoarseGrain ? "" : "; no coarse-grained SVM");
+             p->major * 10 + p->minor < 12 ? "; OpenCL 1.2 or later needed"
+                                          : "");
 
     char word[256];
     name_selector(all, count, d, word, sizeof word);
