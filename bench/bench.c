@@ -74,6 +74,10 @@ static const scenario SCEN[SC_COUNT] = {
     [SC_KERNEL_RECORD_SYNC] = {"kernel_record_sync",
                                "tiny kernel + record + synchronize", 1, 60000,
                                20000, 300},
+    [SC_COPY_RECORD_SYNC] = {"copy_record_sync",
+                             "4-byte host-to-device copy (pinned source) + "
+                             "record + synchronize",
+                             1, 60000, 20000, 300},
     [SC_PINGPONG] = {"pingpong",
                      "A: kernel, record; B: wait, kernel, record; sync "
                      "(DisableTiming events)",
@@ -164,6 +168,7 @@ static int ofail(const char *fmt, ...) {
 static clsModule_t o_mod;
 static clsFunction_t o_fill, o_spin;
 static int *o_buf;
+static int *o_pin; /* clsMallocHost, 4 KiB: the copies' source */
 static clsStream_t oA, oB, ox[64];
 static unsigned nox;
 static clsEvent_t oeA, oeB, oe0;
@@ -201,7 +206,7 @@ static int ours_setup(int sc, unsigned param) {
       /* Idle blocking streams that have done some work. */
       CKS(clsStreamCreate(&ox[i]));
       nox = i + 1;
-      if (o_launch_fill(ox[i], o_buf + 64 + i)) return -1;
+      if (o_launch_fill(ox[i], o_buf + OFF_IDLE)) return -1;
       CKS(clsStreamSynchronize(ox[i]));
     }
     return 0;
@@ -265,13 +270,20 @@ static int ours_run(int sc, unsigned inner) {
       CKS(clsEventSynchronize(oeA));
     }
     return 0;
+  case SC_COPY_RECORD_SYNC:
+    for (unsigned i = 0; i < inner; ++i) {
+      CKS(clsMemcpyAsync(o_buf, o_pin, 4, clsMemcpyHostToDevice, oA));
+      CKS(clsEventRecord(oeA, oA));
+      CKS(clsEventSynchronize(oeA));
+    }
+    return 0;
   case SC_PINGPONG:
   case SC_PINGPONG_TIMED:
     for (unsigned i = 0; i < inner; ++i) {
       if (o_launch_fill(oA, o_buf)) return -1;
       CKS(clsEventRecord(oeA, oA));
       CKS(clsStreamWaitEvent(oB, oeA, 0));
-      if (o_launch_fill(oB, o_buf + 16)) return -1;
+      if (o_launch_fill(oB, o_buf + OFF_B)) return -1;
       CKS(clsEventRecord(oeB, oB));
       CKS(clsEventSynchronize(oeB));
     }
@@ -292,7 +304,7 @@ static int ours_run(int sc, unsigned inner) {
     return 0;
   case SC_ELAPSED: {
     unsigned iters = o_spin_iters;
-    int *out = o_buf + 32;
+    int *out = o_buf + OFF_SPIN;
     void *args[] = {&out, &iters};
     clsDim3 one = {1, 1, 1};
     float ms = 0;
@@ -923,6 +935,7 @@ int main(int argc, char **argv) {
   if (e == clsSuccess) e = clsModuleGetFunction(&o_fill, o_mod, "fill");
   if (e == clsSuccess) e = clsModuleGetFunction(&o_spin, o_mod, "spin");
   if (e == clsSuccess) e = clsMalloc((void **)&o_buf, 4096);
+  if (e == clsSuccess) e = clsMallocHost((void **)&o_pin, 4096);
   if (e != clsSuccess) {
     fprintf(stderr, "clstream-bench: clstream set-up failed: %s\n%s\n",
             clsGetErrorName(e), clsGetLastBuildLog());
@@ -993,6 +1006,7 @@ int main(int argc, char **argv) {
   printf("total %.1f s\n", (now_ns() - wall0) / 1e9);
 
   clsFree(o_buf);
+  clsFreeHost(o_pin);
   clsModuleUnload(o_mod);
   raw_close();
   if (wsc >= 0)

@@ -11,6 +11,12 @@
 
 #include <stddef.h>
 
+/* Offsets (in ints) into the 4 KiB device buffer both sides use for kernel
+ * arguments: multiples of 512 bytes, so that clstream's buffer path
+ * (CLSTREAM_MEMORY=buffers) and raw sub-buffers accept them on every
+ * device (CL_DEVICE_MEM_BASE_ADDR_ALIGN is at most 512 bytes there). */
+enum { OFF_B = 128, OFF_SPIN = 256, OFF_IDLE = 384 };
+
 /* The scenarios, in the order they run and print. */
 enum bench_scenario {
   SC_RECORD_IDLE = 0,    /* event record on an idle stream */
@@ -18,6 +24,7 @@ enum bench_scenario {
   SC_SYNC_DONE,          /* synchronize of a completed event */
   SC_RECORD_SYNC,        /* record + synchronize on an empty stream */
   SC_KERNEL_RECORD_SYNC, /* tiny kernel + record + synchronize */
+  SC_COPY_RECORD_SYNC,   /* 4-byte host-to-device copy + record + sync */
   SC_PINGPONG,           /* A: kernel, record; B: wait, kernel, record; sync
                             (sync-only events: DisableTiming) */
   SC_PINGPONG_TIMED,     /* the same with timing events */

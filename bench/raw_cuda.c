@@ -27,6 +27,7 @@ static int dev = -1;
 static cudaLibrary_t lib;
 static cudaKernel_t k_fill, k_spin;
 static int *buf; /* 4 KiB of device memory */
+static int *pin; /* 4 KiB of pinned host memory: the copies' source */
 
 static cudaStream_t sA, sB;
 static cudaStream_t sx[64];
@@ -106,7 +107,8 @@ int raw_open(const char *device, const char *platform, int nth,
   if (ce != cudaSuccess ||
       cudaLibraryGetKernel(&k_fill, lib, "fill") != cudaSuccess ||
       cudaLibraryGetKernel(&k_spin, lib, "spin") != cudaSuccess ||
-      cudaMalloc((void **)&buf, 4096) != cudaSuccess) {
+      cudaMalloc((void **)&buf, 4096) != cudaSuccess ||
+      cudaMallocHost((void **)&pin, 4096) != cudaSuccess) {
     snprintf(err, errlen, "raw CUDA: module load or cudaMalloc failed");
     return -1;
   }
@@ -115,8 +117,10 @@ int raw_open(const char *device, const char *platform, int nth,
 
 void raw_close(void) {
   if (buf) cudaFree(buf);
+  if (pin) cudaFreeHost(pin);
   if (lib) cudaLibraryUnload(lib);
   buf = NULL;
+  pin = NULL;
   lib = NULL;
 }
 
@@ -147,7 +151,7 @@ int raw_setup(int sc, unsigned param) {
     for (unsigned i = 0; i < legacy_streams(sc); ++i) {
       CK(cudaStreamCreate(&sx[i]));
       nsx = i + 1;
-      if (launch_fill(sx[i], buf + 64 + i)) return -1;
+      if (launch_fill(sx[i], buf + OFF_IDLE)) return -1;
       CK(cudaStreamSynchronize(sx[i]));
     }
     return 0;
@@ -220,13 +224,20 @@ int raw_run(int sc, unsigned inner) {
       CK(cudaFree(p));
     }
     return 0;
+  case SC_COPY_RECORD_SYNC:
+    for (unsigned i = 0; i < inner; ++i) {
+      CK(cudaMemcpyAsync(buf, pin, 4, cudaMemcpyHostToDevice, sA));
+      CK(cudaEventRecord(eA, sA));
+      CK(cudaEventSynchronize(eA));
+    }
+    return 0;
   case SC_PINGPONG:
   case SC_PINGPONG_TIMED:
     for (unsigned i = 0; i < inner; ++i) {
       if (launch_fill(sA, buf)) return -1;
       CK(cudaEventRecord(eA, sA));
       CK(cudaStreamWaitEvent(sB, eA, 0));
-      if (launch_fill(sB, buf + 16)) return -1;
+      if (launch_fill(sB, buf + OFF_B)) return -1;
       CK(cudaEventRecord(eB, sB));
       CK(cudaEventSynchronize(eB));
     }
@@ -247,7 +258,7 @@ int raw_run(int sc, unsigned inner) {
     return 0;
   case SC_ELAPSED: {
     unsigned iters = spin_iters;
-    int *out = buf + 32;
+    int *out = buf + OFF_SPIN;
     void *args[] = {&out, &iters};
     dim3 one = {1, 1, 1};
     float ms = 0;

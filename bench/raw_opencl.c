@@ -32,7 +32,18 @@ static cl_device_id dev;
 static cl_context ctx;
 static cl_program prog;
 static cl_kernel k_fill, k_spin;
-static int *buf; /* SVM, 4 KiB */
+static int *buf; /* SVM, 4 KiB; with buffers, the base of fake addresses */
+/* CLSTREAM_MEMORY=buffers: the raw side uses a cl_mem buffer (and
+ * sub-buffers at the OFF_* offsets) instead of SVM, as clstream does on
+ * its buffer path, so the two compare on the same kind of memory. */
+static int use_buffers;
+static cl_mem mbuf;
+static struct {
+  size_t off;
+  cl_mem mem;
+} subs[4];
+static int fake_base[1024]; /* never dereferenced: offsets only */
+static int host_src[1024];  /* the copies' source */
 
 /* Scenario state. */
 static cl_command_queue qA, qB, qL;
@@ -123,7 +134,25 @@ int raw_open(const char *device, const char *platform, int nth,
   }
   k_fill = clCreateKernel(prog, "fill", &e);
   k_spin = clCreateKernel(prog, "spin", &e);
-  buf = clSVMAlloc(ctx, CL_MEM_READ_WRITE, 4096, 0);
+  const char *mem = getenv("CLSTREAM_MEMORY");
+  use_buffers = mem && !strcmp(mem, "buffers");
+  if (use_buffers) {
+    mbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &e);
+    buf = mbuf ? fake_base : NULL;
+    size_t offs[] = {0, OFF_B, OFF_SPIN, OFF_IDLE};
+    for (int i = 0; i < 4 && buf; ++i) {
+      cl_buffer_region r = {offs[i] * sizeof(int),
+                            4096 - offs[i] * sizeof(int)};
+      subs[i].off = offs[i];
+      subs[i].mem =
+          i == 0 ? mbuf
+                 : clCreateSubBuffer(mbuf, CL_MEM_READ_WRITE,
+                                     CL_BUFFER_CREATE_TYPE_REGION, &r, &e);
+      if (!subs[i].mem) buf = NULL;
+    }
+  } else {
+    buf = clSVMAlloc(ctx, CL_MEM_READ_WRITE, 4096, 0);
+  }
   if (!k_fill || !k_spin || !buf) {
     snprintf(err, errlen, "raw OpenCL: kernels or SVM allocation failed");
     return -1;
@@ -132,7 +161,14 @@ int raw_open(const char *device, const char *platform, int nth,
 }
 
 void raw_close(void) {
-  if (buf) clSVMFree(ctx, buf);
+  if (use_buffers) {
+    for (int i = 1; i < 4; ++i)
+      if (subs[i].mem) clReleaseMemObject(subs[i].mem);
+    if (mbuf) clReleaseMemObject(mbuf);
+    mbuf = NULL;
+  } else if (buf) {
+    clSVMFree(ctx, buf);
+  }
   if (k_fill) clReleaseKernel(k_fill);
   if (k_spin) clReleaseKernel(k_spin);
   if (prog) clReleaseProgram(prog);
@@ -155,13 +191,32 @@ static cl_command_queue new_queue(void) {
   return q;
 }
 
+/* Sets pointer argument i of k to t: SVM, or the (sub-)buffer at t. */
+static cl_int set_ptr(cl_kernel k, cl_uint i, int *t) {
+  if (!use_buffers) return clSetKernelArgSVMPointer(k, i, t);
+  for (int j = 0; j < 4; ++j)
+    if (buf + subs[j].off == t)
+      return clSetKernelArg(k, i, sizeof(cl_mem), &subs[j].mem);
+  return CL_INVALID_ARG_VALUE;
+}
+
+/* The 4-byte host-to-device copy of SC_COPY_RECORD_SYNC. */
+static int copy_in(cl_command_queue q) {
+  host_src[0] = ++counter;
+  if (use_buffers)
+    CK(clEnqueueWriteBuffer(q, mbuf, CL_FALSE, 0, 4, host_src, 0, NULL, NULL));
+  else
+    CK(clEnqueueSVMMemcpy(q, CL_FALSE, buf, host_src, 4, 0, NULL, NULL));
+  return 0;
+}
+
 /* fill(t, v, 1) with one work-item: the "tiny kernel". */
 static int launch_fill(cl_command_queue q, int *t, cl_uint nwait,
                        const cl_event *wait) {
   int v = ++counter;
   unsigned n = 1;
   size_t g = 1, l = 1;
-  CK(clSetKernelArgSVMPointer(k_fill, 0, t));
+  CK(set_ptr(k_fill, 0, t));
   CK(clSetKernelArg(k_fill, 1, sizeof v, &v));
   CK(clSetKernelArg(k_fill, 2, sizeof n, &n));
   CK(clEnqueueNDRangeKernel(q, k_fill, 1, NULL, &g, &l, nwait, wait, NULL));
@@ -284,7 +339,7 @@ int raw_setup(int sc, unsigned param) {
       /* Idle streams that have done some work. */
       if (!(qx[i] = new_queue())) return -1;
       nqx = i + 1;
-      if (launch_fill(qx[i], buf + 64 + i, 0, NULL)) return -1;
+      if (launch_fill(qx[i], buf + OFF_IDLE, 0, NULL)) return -1;
       CK(clFinish(qx[i]));
     }
     return 0;
@@ -361,13 +416,17 @@ int raw_run(int sc, unsigned inner) {
       clSVMFree(ctx, p);
     }
     return 0;
+  case SC_COPY_RECORD_SYNC:
+    for (unsigned i = 0; i < inner; ++i)
+      if (copy_in(qA) || record(qA, &evA) || wait_ev(evA)) return -1;
+    return 0;
   case SC_PINGPONG:
   case SC_PINGPONG_TIMED:
     for (unsigned i = 0; i < inner; ++i) {
       if (launch_fill(qA, buf, 0, NULL) || record(qA, &evA)) return -1;
       CK(clFlush(qA)); /* qB waits on evA */
       CK(clEnqueueBarrierWithWaitList(qB, 1, &evA, NULL));
-      if (launch_fill(qB, buf + 16, 0, NULL) || record(qB, &evB) ||
+      if (launch_fill(qB, buf + OFF_B, 0, NULL) || record(qB, &evB) ||
           wait_ev(evB))
         return -1;
     }
@@ -393,7 +452,7 @@ int raw_run(int sc, unsigned inner) {
     unsigned iters = spin_iters;
     size_t g = 1, l = 1;
     if (record(qA, &m0)) return -1;
-    CK(clSetKernelArgSVMPointer(k_spin, 0, buf + 32));
+    CK(set_ptr(k_spin, 0, buf + OFF_SPIN));
     CK(clSetKernelArg(k_spin, 1, sizeof iters, &iters));
     CK(clEnqueueNDRangeKernel(qA, k_spin, 1, NULL, &g, &l, 0, NULL, NULL));
     if (record(qA, &evA) || wait_ev(evA)) return -1;

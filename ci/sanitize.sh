@@ -30,6 +30,16 @@ cmake -S . -B "$dir" -DCLSTREAM_SANITIZE="$sanitize" -DCLSTREAM_WERROR=ON \
 cmake --build "$dir" -j"$jobs"
 cd "$dir"
 
+# Only PoCL's driver is loaded (ci/icd.sh says why).
+# shellcheck source=ci/icd.sh
+source ../ci/icd.sh
+if cls_icd_dir pocl "$PWD/icd-pocl"; then
+  export OCL_ICD_VENDORS=$PWD/icd-pocl
+  echo "== OpenCL drivers loaded: $(cat icd-pocl/*.icd)"
+else
+  echo "ci/sanitize.sh: PoCL's ICD library not found; using the system's drivers" >&2
+fi
+
 status=0
 ctest --output-on-failure -j"$jobs" 2>&1 | tee ctest.log || status=$?
 echo

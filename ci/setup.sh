@@ -2,12 +2,19 @@
 # Installs what building and testing clstream needs on Debian 12 (bookworm),
 # as root, only when something is missing: PoCL's CPU OpenCL device, the
 # OpenCL ICD loader and headers, Check, CMake, pkg-config, a C compiler and
-# a C++ one (for the C++ CUDA-names test).
+# a C++ one (for the C++ CUDA-names test), and for ci/test.sh's other
+# OpenCL runs Mesa's OpenCL (rusticl), Oclgrind and clang-format.
 # Sourced by ci/examples.sh and ci/test.sh; also runnable on its own.
 set -euo pipefail
 
 cls_packages=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers check cmake
   pkg-config gcc g++ make libc6-dev)
+# The other OpenCL implementations CI runs the suite on (ci/test.sh): Mesa's
+# rusticl (on llvmpipe) and the Oclgrind simulator; clang-format for the
+# style check.  CLS_SETUP_MINIMAL=1 skips them.
+if [[ ${CLS_SETUP_MINIMAL:-0} != 1 ]]; then
+  cls_packages+=(mesa-opencl-icd oclgrind clang-format)
+fi
 
 cls_missing=()
 for p in "${cls_packages[@]}"; do

@@ -207,7 +207,8 @@ typedef struct clsDeviceProp {
   char platformName[256]; /* OpenCL platform (or "CUDA"). */
   char driverVersion[64]; /* Driver version string. */
   int isCpu;                   /* 1 for a CPU device (PoCL). */
-  int svmCoarseGrain;          /* 1 when device memory can be allocated. */
+  int svmCoarseGrain;          /* 1 when the device has coarse-grained
+                                  SVM (device memory unless bufferMemory). */
   int selectable;              /* 1 when clsSetDevice accepts the device. */
   int streamPriorities;        /* 1 when stream priorities take effect. */
   double timerResolutionNs;    /* Profiling timer resolution. */
@@ -223,6 +224,18 @@ typedef struct clsDeviceProp {
   int computeCapabilityNative;        /* 1 when major.minor are the hardware's
                                          compute capability, 0 when they are
                                          clstream's nominal 7.5. */
+  int bufferMemory;            /* 1 when device memory is OpenCL buffers
+                                  behind addresses clstream reserves (no
+                                  coarse-grained SVM, or
+                                  CLSTREAM_MEMORY=buffers); 0 for SVM. */
+  int simulator;               /* 1 for a simulator (Oclgrind): listed
+                                  after every other device. */
+  size_t bufferArgAlign;       /* With bufferMemory: a kernel pointer
+                                  argument inside an allocation must lie at
+                                  an offset that is a multiple of this many
+                                  bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+                                  other offsets give clsErrorInvalidValue.
+                                  1 otherwise. */
 } clsDeviceProp;
 
 /* Compute modes (cudaComputeMode), as computeMode and
@@ -354,7 +367,7 @@ CLS_API const char *clsGetErrorString(clsError_t error);
  * device. */
 CLS_API clsError_t clsGetDeviceCount(int *count);
 /* Makes `device` the calling thread's current device.  A device that
- * cannot be used (no coarse-grained SVM) returns clsErrorNotSupported;
+ * cannot be used (older than OpenCL 1.2) returns clsErrorNotSupported;
  * an index out of range returns clsErrorInvalidDevice.  Blocks the first
  * time a device is used (context creation and a start-up timestamp
  * check), otherwise never. */

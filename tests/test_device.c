@@ -60,10 +60,15 @@ START_TEST(device_properties) {
       ck_assert_int_gt(p.maxGridSize[i], 0);
     }
     ck_assert_int_le(p.maxThreadsDim[0], p.maxThreadsPerBlock);
-    ck_assert_int_eq(p.svmCoarseGrain, 1);
+    /* Device memory comes from SVM or from buffers. */
+    ck_assert_int_eq(p.svmCoarseGrain || p.bufferMemory, 1);
+    ck_assert_int_eq(p.unifiedAddressing, !p.bufferMemory);
+    ck_assert(p.bufferArgAlign >= 1);
     /* Row (elapsed time resolution): bounded by the device's profiling
-     * resolution, at most 1 us on the drivers we know. */
-    ck_assert_msg(p.timerResolutionNs > 0.0 && p.timerResolutionNs <= 1000.0,
+     * resolution, at most 1 us on the drivers we know; 0 where the device
+     * gives no usable timestamps (rusticl; test_event checks that
+     * clsEventElapsedTime then fails). */
+    ck_assert_msg(p.timerResolutionNs >= 0.0 && p.timerResolutionNs <= 1000.0,
                   "timerResolutionNs %g", p.timerResolutionNs);
   }
   clsDeviceProp p;
@@ -379,6 +384,40 @@ static void expect_bad_env_device(const char *value) {
                 clsGetErrorName(r));
 }
 
+/* A simulator (Oclgrind) is listed after every other device and is never
+ * the default while a real device can be used.  Shows something only
+ * where a simulator is installed (CI's Oclgrind run loads PoCL's driver
+ * too); elsewhere it checks the order of what there is. */
+START_TEST(simulator_ranks_last) {
+  if (!forked_or_skip("simulator_ranks_last")) return;
+  unsetenv("CLSTREAM_DEVICE");
+  int n = 0;
+  CK_OK(clsGetDeviceCount(&n));
+  int sims = 0, real_selectable = 0;
+  for (int d = 0; d < n; ++d) {
+    clsDeviceProp p;
+    CK_OK(clsGetDeviceProperties(&p, d));
+    if (p.simulator)
+      sims++;
+    else {
+      ck_assert_msg(sims == 0, "device %d (%s) is listed after a simulator", d,
+                    p.name);
+      if (p.selectable) real_selectable++;
+    }
+  }
+  int def = -1;
+  CK_OK(clsGetDevice(&def));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, def));
+  if (real_selectable)
+    ck_assert_msg(!p.simulator, "the default device %d (%s) is a simulator",
+                  def, p.name);
+  printf("NOTE simulator_ranks_last: %d devices, %d simulators, default %d "
+         "(%s)\n",
+         n, sims, def, p.name);
+}
+END_TEST
+
 START_TEST(env_device_bad_name) {
   if (!forked_or_skip("env_device_bad_name")) return;
   expect_bad_env_device("no-such-device-zq9x");
@@ -405,6 +444,7 @@ int main(void) {
   tcase_add_test(tc, env_device_by_index);
   tcase_add_test(tc, env_device_by_name_substring);
   tcase_add_test(tc, env_device_by_platform_substring);
+  tcase_add_test(tc, simulator_ranks_last);
   tcase_add_test(tc, env_device_bad_name);
   tcase_add_test(tc, env_device_bad_index);
   suite_add_tcase(s, tc);

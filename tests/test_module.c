@@ -184,33 +184,53 @@ START_TEST(unknown_kernel_name) {
 }
 END_TEST
 
-/* Pointer arguments at an offset into an allocation. */
+/* Pointer arguments at an offset into an allocation.  On a buffer-memory
+ * device an offset must be a multiple of bufferArgAlign (the rule in
+ * docs/devices.md): the offsets below are multiples of it there, and an
+ * offset that is not is refused with InvalidValue, not sticky. */
 START_TEST(launch_pointer_offset) {
-  enum { N = 256 };
+  enum { N = 1024 };
   arith a;
   arith_load(&a);
+  int dev = -1;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  int u = p.bufferMemory ? (int)(p.bufferArgAlign / sizeof(int)) : 1;
+  if (u < 1) u = 1;
+  ck_assert_int_le(4 * u + 128, N);
+  int o1 = p.bufferMemory ? u : 16, o2 = p.bufferMemory ? 2 * u : 100;
   int *d = dev_ints(N);
   dev_set(d, 0, N);
-  CK_OK(launch_fill(&a, NULL, d + 16, 7, 16));
-  CK_OK(launch_fill(&a, NULL, d + 100, 9, 3));
+  CK_OK(launch_fill(&a, NULL, d + o1, 7, 16));
+  CK_OK(launch_fill(&a, NULL, d + o2, 9, 3));
   CK_OK(clsStreamSynchronize(NULL));
-  int h[N];
+  static int h[N];
   dev_get(h, d, N);
   for (int i = 0; i < N; ++i) {
-    int want = (i >= 16 && i < 32) ? 7 : (i >= 100 && i < 103) ? 9 : 0;
+    int want = (i >= o1 && i < o1 + 16) ? 7 : (i >= o2 && i < o2 + 3) ? 9 : 0;
     ck_assert_msg(h[i] == want, "h[%d] = %d, expected %d", i, h[i], want);
   }
   /* Three different offsets in one launch. */
+  int x = p.bufferMemory ? u : 1, y = p.bufferMemory ? 2 * u : 2;
+  int z = p.bufferMemory ? (2 * u + 64 + u - 1) / u * u : 128; /* no overlap */
   for (int i = 0; i < N; ++i) h[i] = i;
   dev_put(d, h, N);
-  CK_OK(launch_add(&a, NULL, d + 1, d + 2, d + 128, 64));
+  CK_OK(launch_add(&a, NULL, d + x, d + y, d + z, 64));
   CK_OK(clsStreamSynchronize(NULL));
   dev_get(h, d, N);
   for (int i = 0; i < 64; ++i)
-    ck_assert_msg(h[128 + i] == (i + 1) + (i + 2), "h[%d] = %d", 128 + i,
-                  h[128 + i]);
-  ck_assert_int_eq(h[127], 127);
-  ck_assert_int_eq(h[192], 192);
+    ck_assert_msg(h[z + i] == (x + i) + (y + i), "h[%d] = %d", z + i, h[z + i]);
+  ck_assert_int_eq(h[z - 1], z - 1);
+  ck_assert_int_eq(h[z + 64], z + 64);
+  if (p.bufferMemory && p.bufferArgAlign > sizeof(int)) {
+    CK_CLS(launch_fill(&a, NULL, d + 1, 5, 4), clsErrorInvalidValue);
+    CK_CLS(clsGetLastError(), clsErrorInvalidValue);
+    CK_OK(launch_fill(&a, NULL, d + u, 5, 4)); /* not sticky */
+    CK_OK(clsStreamSynchronize(NULL));
+    dev_get(h, d, 1);
+    ck_assert_int_eq(h[0], 0); /* the refused launch did not run */
+  }
   CK_OK(clsFree(d));
   arith_unload(&a);
 }
@@ -688,7 +708,7 @@ START_TEST(launch_stream_order) {
   gate *g = gate_new();
   gate_hold(g, s);
   for (int k = 0; k < 10; ++k) CK_OK(launch_scale(&a, s, d, 2, 1000));
-  CK_OK(launch_fill(&a, s, d + 500, -1, 500));
+  CK_OK(launch_fill(&a, s, d + 512, -1, 488));
   CK_OK(launch_scale(&a, s, d, 3, 1000));
   CK_CLS(clsStreamQuery(s), clsErrorNotReady);
   gate_release(g);
@@ -696,7 +716,7 @@ START_TEST(launch_stream_order) {
   int h[1000];
   dev_get(h, d, 1000);
   for (int i = 0; i < 1000; ++i)
-    ck_assert_msg(h[i] == (i < 500 ? 1024 * 3 : -3), "h[%d] = %d", i, h[i]);
+    ck_assert_msg(h[i] == (i < 512 ? 1024 * 3 : -3), "h[%d] = %d", i, h[i]);
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
   arith_unload(&a);

@@ -213,7 +213,11 @@ END_TEST
  * another value (each +1 is weighted by the *2s after it).  The main
  * thread's fill before and +1, *3 after the workers' launches show that
  * all of them ran between the two, in the order they were enqueued. */
-enum { KREGION = LEN / NTHREADS, KROUNDS = 10 };
+/* Regions of 128 ints (512 bytes) start at offsets that every device
+ * accepts for a kernel argument inside an allocation (on buffer-memory
+ * devices a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN, up to 512 bytes on
+ * rusticl); a tail no thread owns follows. */
+enum { KREGION = 128, KLEN = NTHREADS * KREGION + 64, KROUNDS = 10 };
 
 typedef struct kern_arg {
   clsStream_t s;
@@ -235,16 +239,16 @@ static void *shared_kernel_worker(void *p) {
 
 START_TEST(threads_kernels_into_shared_stream) {
   arith_load(&g_arith);
-  int *d = dev_ints(LEN);
-  int *ones = dev_ints(LEN);
-  dev_set(d, 7, LEN);
-  dev_set(ones, 1, LEN);
+  int *d = dev_ints(KLEN);
+  int *ones = dev_ints(KLEN);
+  dev_set(d, 7, KLEN);
+  dev_set(ones, 1, KLEN);
   clsStream_t s;
   CK_OK(clsStreamCreate(&s));
   gate *g = gate_new();
   gate_hold(g, s);
   /* Before every worker launch: a worker kernel run early is erased. */
-  CK_OK(launch_fill(&g_arith, s, d, 0, LEN));
+  CK_OK(launch_fill(&g_arith, s, d, 0, KLEN));
   atomic_int errors = 0;
   kern_arg args[NTHREADS];
   pthread_t th[NTHREADS];
@@ -255,20 +259,20 @@ START_TEST(threads_kernels_into_shared_stream) {
   }
   for (int t = 0; t < NTHREADS; ++t) pthread_join(th[t], NULL);
   /* After every worker launch: a worker kernel run late shows. */
-  CK_OK(launch_add(&g_arith, s, d, ones, d, LEN));
-  CK_OK(launch_scale(&g_arith, s, d, 3, LEN));
+  CK_OK(launch_add(&g_arith, s, d, ones, d, KLEN));
+  CK_OK(launch_scale(&g_arith, s, d, 3, KLEN));
   gate_release(g);
   CK_OK(clsStreamSynchronize(s));
   CK_ATOMIC_EQ(errors, 0);
-  int h[LEN];
-  dev_get(h, d, LEN);
+  int h[KLEN];
+  dev_get(h, d, KLEN);
   int rounds = 0; /* (0 + 1) * 2, KROUNDS times: 2^(KROUNDS+1) - 2 */
   for (int k = 0; k < KROUNDS; ++k) rounds = (rounds + 1) * 2;
   ck_assert_int_eq(rounds, 2046);
   for (int t = 0; t < NTHREADS; ++t)
     host_expect(h + t * KREGION, (rounds + 1) * 3, KREGION, "thread region");
   /* The elements no thread owns got only the main thread's kernels. */
-  host_expect(h + NTHREADS * KREGION, 3, LEN - NTHREADS * KREGION, "tail");
+  host_expect(h + NTHREADS * KREGION, 3, KLEN - NTHREADS * KREGION, "tail");
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
   CK_OK(clsFree(ones));

@@ -134,11 +134,14 @@ START_TEST(trace_lanes_order_durations) {
     ck_assert_msg(s[i].dur >= 0 && s[i].ts >= 0, "span %s: ts %f dur %f",
                   s[i].name, s[i].ts, s[i].dur);
   /* Stream order, and the cross-stream wait: scale starts after the copy
-   * that the event captured has ended. */
-  ck_assert(starts_after_end(copy, fill));
-  ck_assert(starts_after_end(scale, copy));
-  ck_assert(starts_after_end(host_fn, scale));
-  ck_assert(starts_after_end(set, host_fn));
+   * that the event captured has ended (where the device's timestamps can
+   * show it: not on rusticl). */
+  if (device_times_work()) {
+    ck_assert(starts_after_end(copy, fill));
+    ck_assert(starts_after_end(scale, copy));
+    ck_assert(starts_after_end(host_fn, scale));
+    ck_assert(starts_after_end(set, host_fn));
+  }
 
   CK_OK(clsFree(t));
   CK_OK(clsEventDestroy(e));

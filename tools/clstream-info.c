@@ -248,6 +248,16 @@ int main(int argc, char **argv) {
            "memory kinds:", yes_no(p->canMapHostMemory),
            yes_no(p->managedMemory), yes_no(p->memoryPoolsSupported),
            yes_no(p->hostRegisterSupported));
+    printf("  %-22s %s\n", "device memory:",
+           p->bufferMemory ? "OpenCL buffers (reserved addresses)"
+                           : "coarse-grained SVM");
+    if (p->bufferMemory)
+      printf("  %-22s multiples of %zu bytes\n",
+             "kernel ptr offsets:", p->bufferArgAlign);
+    if (p->simulator)
+      printf("  %-22s yes (listed last; never the default over a real "
+             "device)\n",
+             "simulator:");
 
     /* Selecting the device says whether (and why not) clstream can use it,
      * and makes it current for clsDeviceGetStreamPriorityRange. */
@@ -278,7 +288,8 @@ int main(int argc, char **argv) {
     else
       printf("  %-22s no: clsSetDevice returns %s (%s)%s\n", "selectable:",
              clsGetErrorName(sel), clsGetErrorString(sel),
-             p->svmCoarseGrain ? "" : "; no coarse-grained SVM");
+             p->major * 10 + p->minor < 12 ? "; OpenCL 1.2 or later needed"
+                                          : "");
 
     char word[256];
     name_selector(all, count, d, word, sizeof word);

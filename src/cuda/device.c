@@ -69,6 +69,7 @@ static void cls__cuda_fill_props(cls__cuda_device *d,
   p->streamPriorities = cp->streamPrioritiesSupported ? 1 : 0;
   p->timerResolutionNs = 500.0; /* cudaEventElapsedTime: ~0.5 us */
   p->timingFallback = 0;
+  p->bufferArgAlign = 1;
   d->arch = cp->major * 10 + cp->minor;
 }
 

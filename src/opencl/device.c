@@ -178,7 +178,10 @@ static void cls__describe(cls__ocl_device *d) {
   clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof d->name, d->name, NULL);
   clGetDeviceInfo(id, CL_DRIVER_VERSION, sizeof d->driver, d->driver, NULL);
   clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof d->type, &d->type, NULL);
-  if (clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof d->svm, &d->svm,
+  /* Only what the device's version defines: a 1.2 driver may flag the
+   * query as an error (Oclgrind --check-api does). */
+  if (cls__facts_version(d->plat->id, id) < 20 ||
+      clGetDeviceInfo(id, CL_DEVICE_SVM_CAPABILITIES, sizeof d->svm, &d->svm,
                       NULL) != CL_SUCCESS)
     d->svm = 0;
   clGetDeviceInfo(id, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof d->compute_units,
@@ -206,19 +209,8 @@ static void cls__describe(cls__ocl_device *d) {
     ext[0] = '\0';
   }
   cls__predefine(d, ext ? ext : "");
-  /* Drivers measured to start an unflushed command on their own (NVIDIA's
-   * 580 and PoCL 3.1 and 5.0, DRIVER-COSTS.md); any other gets a flush
-   * after every command. */
-  int pocl = strstr(d->plat->name, "Portable Computing Language") != NULL;
-  d->flush_to_start = !pocl && !strstr(d->plat->name, "NVIDIA");
-  /* Events are nearly free on PoCL (a kernel with its event 654 ns, without
-   * 644), where naming a position later costs a barrier (1.5 us); on
-   * NVIDIA's driver the event costs 7.1 us and the barrier 0.8 us
-   * (DRIVER-COSTS.md).  CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so
-   * that CI on PoCL runs the event-less path too. */
-  const char *ce = getenv("CLSTREAM_COMMAND_EVENTS");
-  d->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : pocl;
   free(ext);
+  cls__facts_read(d);
   cls__ocl_identify(d);
   pthread_mutex_init(&d->open_lock, NULL);
   pthread_mutex_init(&d->streams_lock, NULL);
@@ -228,10 +220,11 @@ static void cls__describe(cls__ocl_device *d) {
 /* CLSTREAM_SPLIT_DEVICES=N splits each device that can be partitioned
  * equally into N sub-devices, listed after the root devices.  It gives CI
  * on a single CPU several devices to test cross-device rules with. */
-static cl_uint cls__split(cl_device_id root, cl_device_id *out, cl_uint max) {
+static cl_uint cls__split(cl_platform_id plat, cl_device_id root,
+                          cl_device_id *out, cl_uint max) {
   const char *v = getenv("CLSTREAM_SPLIT_DEVICES");
   int parts = v ? atoi(v) : 0;
-  if (parts < 2) return 0;
+  if (parts < 2 || !cls__facts_can_split(plat, root)) return 0;
   cl_uint cu = 0;
   clGetDeviceInfo(root, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
   cl_uint per = cu / (cl_uint)parts;
@@ -275,7 +268,7 @@ clsError_t cls__b_init(void) {
     clGetDeviceIDs(pl->id, CL_DEVICE_TYPE_ALL, nd, pl->devices, NULL);
     cl_uint n = nd;
     for (cl_uint i = 0; i < nd; ++i)
-      n += cls__split(pl->devices[i], pl->devices + n,
+      n += cls__split(pl->id, pl->devices[i], pl->devices + n,
                       (cap - n) < 8 ? cap - n : 8);
     pl->ndevices = n;
     pthread_mutex_init(&pl->lock, NULL);
@@ -286,21 +279,28 @@ clsError_t cls__b_init(void) {
   cls__devs = calloc(total ? (size_t)total : 1, sizeof *cls__devs);
   if (!cls__devs)
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  /* GPUs first, then accelerators, others, CPUs; stable otherwise.  Each
-   * device's rank is read once, so that every device lands exactly once
-   * even if a query fails (it then ranks as "other"). */
+  /* GPUs first, then accelerators, others, CPUs, and simulators last
+   * (Oclgrind's type has every bit set: it would rank as a GPU); stable
+   * otherwise.  Each device's rank is read once, so that every device
+   * lands exactly once even if a query fails (it then ranks as "other"). */
   int *ranks = calloc(total ? (size_t)total : 1, sizeof *ranks);
   if (!ranks)
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   for (cl_uint p = 0, k = 0; p < cls__nplats; ++p)
     for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i, ++k) {
+      cl_device_id id = cls__plats[p].devices[i];
       cl_device_type t = 0;
-      ranks[k] = clGetDeviceInfo(cls__plats[p].devices[i], CL_DEVICE_TYPE,
-                                 sizeof t, &t, NULL) == CL_SUCCESS
-                     ? cls__type_rank(t)
-                     : 2;
+      char name[256] = "";
+      ranks[k] =
+          clGetDeviceInfo(id, CL_DEVICE_TYPE, sizeof t, &t, NULL) == CL_SUCCESS
+              ? cls__type_rank(t)
+              : 2;
+      if (clGetDeviceInfo(id, CL_DEVICE_NAME, sizeof name - 1, name, NULL) !=
+          CL_SUCCESS)
+        name[0] = '\0';
+      if (cls__facts_simulator(cls__plats[p].name, name)) ranks[k] = 4;
     }
-  for (int rank = 0; rank < 4; ++rank)
+  for (int rank = 0; rank < 5; ++rank)
     for (cl_uint p = 0, k = 0; p < cls__nplats; ++p)
       for (cl_uint i = 0; i < cls__plats[p].ndevices; ++i, ++k) {
         if (ranks[k] != rank) continue;
@@ -318,6 +318,23 @@ int cls__b_device_count(void) { return cls__ndevs; }
 
 
 /* ---- Opening a device ------------------------------------------------- */
+
+cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
+                                cl_int *err, const char **what) {
+  if (d->facts.version < 20) {
+    *what = "clCreateCommandQueue";
+    return clCreateCommandQueue(d->ctx, d->id,
+                                profiling ? CL_QUEUE_PROFILING_ENABLE : 0, err);
+  }
+  cl_queue_properties props[5] = {
+      CL_QUEUE_PROPERTIES, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, 0, 0, 0};
+  if (d->priority_hints && high) {
+    props[2] = CL_QUEUE_PRIORITY_KHR;
+    props[3] = CL_QUEUE_PRIORITY_HIGH_KHR;
+  }
+  *what = "clCreateCommandQueueWithProperties";
+  return clCreateCommandQueueWithProperties(d->ctx, d->id, props, err);
+}
 
 static cl_ulong cls__end_of(cl_event ev) {
   cl_ulong t = 0;
@@ -346,30 +363,34 @@ static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
 
 static void cls__validate_timestamps(cls__ocl_device *d) {
   cl_int err;
-  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
-                                 CL_QUEUE_PROFILING_ENABLE, 0};
-  cl_command_queue q =
-      clCreateCommandQueueWithProperties(d->ctx, d->id, props, &err);
-  if (err != CL_SUCCESS) return;
-  size_t size = 4u << 20;
-  void *buf = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, size, 0);
+  const char *what;
+  cl_command_queue q = cls__ocl_queue(d, 1, 0, &err, &what);
+  if (!q || err != CL_SUCCESS) return;
+  size_t size = d->facts.simulator ? 64u << 10 : 4u << 20;
+  void *buf = NULL;
+  if (cls__ocl_alloc(d, size, &buf) != clsSuccess) buf = NULL;
   cl_event ev[6] = {NULL};
   cl_event user = clCreateUserEvent(d->ctx, &err);
-  unsigned char zero = 0;
+  int user_set = 0;
   int ok = 0;
+#define FILL(n, e)                                                             \
+  (cls__ocl_enqueue_fill(d, q, buf, 0, (n), 0, NULL, (e), &what) == 0)
+#define HELD_FILL(e)                                                           \
+  (cls__ocl_enqueue_fill(d, q, buf, 0, 64, 0, NULL, (e), &what) == 0)
   if (buf && user &&
       /* 0: fill, 1: marker after it */
-      clEnqueueSVMMemFill(q, buf, &zero, 1, size, 0, NULL, &ev[0]) == 0 &&
+      FILL(size, &ev[0]) &&
       clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[1]) == 0 &&
       clFinish(q) == 0 &&
       /* 2: marker on an idle queue, 3: fill after it */
       clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[2]) == 0 &&
-      clFinish(q) == 0 &&
-      clEnqueueSVMMemFill(q, buf, &zero, 1, 64, 0, NULL, &ev[3]) == 0 &&
-      /* 4: marker held by a user event, 5: fill after it */
+      clFinish(q) == 0 && FILL(64, &ev[3]) &&
+      /* 4: marker held by a user event, 5: fill after it.  Where clFlush
+       * runs the commands (facts.c), flushing before the user event is
+       * set would never return. */
       clEnqueueMarkerWithWaitList(q, 1, &user, &ev[4]) == 0 &&
-      clEnqueueSVMMemFill(q, buf, &zero, 1, 64, 0, NULL, &ev[5]) == 0 &&
-      clFlush(q) == 0 && clSetUserEventStatus(user, CL_COMPLETE) == 0 &&
+      HELD_FILL(&ev[5]) && (d->facts.flush_runs || clFlush(q) == 0) &&
+      (user_set = clSetUserEventStatus(user, CL_COMPLETE) == 0) &&
       clFinish(q) == 0) {
     cl_ulong t[6];
     for (int i = 0; i < 6; ++i) t[i] = cls__end_of(ev[i]);
@@ -378,7 +399,21 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
     int gate = work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
     cls__set_marker_facts(d, work, gate);
     ok = work && gate;
-    if (!ok && cls__log_enabled())
+    /* A fill of `size` bytes that takes no time (or a resolution of 0)
+     * means the timestamps cannot time work (facts.c). */
+    cl_ulong start = 0;
+    if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start,
+                                &start, NULL) != CL_SUCCESS)
+      start = t[0];
+    d->facts.no_timestamps = d->timer_res_ns == 0 || t[0] <= start;
+    if (d->facts.no_timestamps) cls__set_marker_facts(d, 1, 1);
+    if (d->facts.no_timestamps && cls__log_enabled())
+      fprintf(stderr,
+              "clstream: device %d (%s): profiling timestamps cannot time "
+              "work (resolution %zu ns); clsEventElapsedTime returns "
+              "clsErrorNotSupported\n",
+              d->index, d->name, d->timer_res_ns);
+    if (!ok && !d->facts.no_timestamps && cls__log_enabled())
       fprintf(stderr,
               "clstream: device %d (%s): marker timestamps disagree with "
               "device work%s; those timed records use a 4-byte copy\n",
@@ -386,22 +421,27 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
               work ? " behind a user event (host functions, bridged waits)"
                    : "");
   }
+#undef FILL
+#undef HELD_FILL
   if (user) {
-    clSetUserEventStatus(user, CL_COMPLETE); /* harmless if already set */
+    /* Set exactly once: a second clSetUserEventStatus is an error. */
+    if (!user_set) clSetUserEventStatus(user, CL_COMPLETE);
     clReleaseEvent(user);
   }
   clFinish(q);
   for (int i = 0; i < 6; ++i)
     if (ev[i]) clReleaseEvent(ev[i]);
-  if (buf) clSVMFree(d->ctx, buf);
+  if (buf) cls__ocl_free(d, buf);
   clReleaseCommandQueue(q);
 }
 
 static clsError_t cls__open(cls__ocl_device *d) {
-  if (!(d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
+  if (d->facts.version < 12)
     return cls__reason(clsErrorNotSupported,
-                       "device %d (%s) has no coarse-grained SVM", d->index,
-                       d->name);
+                       "device %d (%s) supports OpenCL %d.%d; clstream needs "
+                       "1.2 or later",
+                       d->index, d->name, d->facts.version / 10,
+                       d->facts.version % 10);
   cls__ocl_platform *pl = d->plat;
   cl_int err = CL_SUCCESS;
   /* CLSTREAM_CONTEXT_PER_DEVICE=1 gives each device a context of its own,
@@ -422,13 +462,11 @@ static clsError_t cls__open(cls__ocl_device *d) {
     pthread_mutex_unlock(&pl->lock);
   }
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clCreateContext");
-  d->scratch = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, 64, 0);
-  if (!d->scratch)
-    return cls__reason(clsErrorMemoryAllocation,
-                       "device %d: clSVMAlloc of 64 bytes failed", d->index);
-  d->mapq = clCreateCommandQueueWithProperties(d->ctx, d->id, NULL, &err);
-  if (err != CL_SUCCESS)
-    return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
+  clsError_t e = cls__ocl_alloc(d, 64, &d->scratch);
+  if (e != clsSuccess) return e;
+  const char *what;
+  d->mapq = cls__ocl_queue(d, 0, 0, &err, &what);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, what);
   cls__set_marker_facts(d, 1, 1); /* where the check cannot run */
   cls__validate_timestamps(d);
   /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
@@ -457,8 +495,8 @@ clsError_t cls__b_device_open(int dev) {
   if (state == 1) return clsSuccess;
   if (d->open_err == clsErrorNotSupported)
     return cls__reason(clsErrorNotSupported,
-                       "device %d (%s) has no coarse-grained SVM", d->index,
-                       d->name);
+                       "device %d (%s) cannot be used (OpenCL %d.%d)", d->index,
+                       d->name, d->facts.version / 10, d->facts.version % 10);
   return cls__reason(d->open_err, "device %d (%s) could not be opened",
                      d->index, d->name);
 }
@@ -487,10 +525,16 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->concurrentKernels = 1;
   p->isCpu = (d->type & CL_DEVICE_TYPE_CPU) != 0;
   p->svmCoarseGrain = (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER) != 0;
-  p->unifiedAddressing = p->svmCoarseGrain;
-  p->selectable = p->svmCoarseGrain;
+  p->unifiedAddressing = !d->facts.buffers;
+  p->selectable = d->facts.version >= 12;
+  p->bufferMemory = d->facts.buffers;
+  p->simulator = d->facts.simulator;
+  p->bufferArgAlign = d->facts.buffers ? d->facts.base_align : 1;
   p->streamPriorities = d->priority_hints;
   p->timerResolutionNs = (double)d->timer_res_ns;
+  if (atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&
+      d->facts.no_timestamps)
+    p->timerResolutionNs = 0; /* elapsed times: clsErrorNotSupported */
   /* Decided when the device is opened (published by `opened`). */
   p->timingFallback =
       atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&

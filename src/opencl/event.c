@@ -103,8 +103,9 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
      * command, some 300 bytes each, that a long run never gets back.) */
     b.work = 1;
     char *scratch = s->dev->scratch;
-    err = clEnqueueSVMMemcpy(s->q, CL_FALSE, scratch + 32, scratch, 4, b.n,
-                             b.list, &ev);
+    const char *what;
+    err = cls__ocl_enqueue_copy(s->dev, s->q, scratch + 32, scratch, 4, b.n,
+                                b.list, &ev, &what);
   } else if (timed) {
     err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
   } else {
@@ -187,6 +188,21 @@ clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b) {
   clsError_t r = cls__end_time(a, &ta);
   clsError_t r2 = cls__end_time(b, &tb);
   if (r == clsSuccess) r = r2;
+  if (r != clsSuccess && r != clsErrorNotSupported) return r;
+  /* A device whose timestamps cannot time work (facts.c) gives an error,
+   * never 0.000 ms for real work; (e, e) is 0 everywhere. */
+  cls__bevent *untimed = a->dev->facts.no_timestamps   ? a
+                         : b->dev->facts.no_timestamps ? b
+                                                       : NULL;
+  if (untimed && a != b)
+    return cls__reason(clsErrorNotSupported,
+                       "device %d (%s) gives no usable profiling timestamps "
+                       "(clstream-info: timer resolution 0)",
+                       untimed->dev->index, untimed->dev->name);
+  if (a == b) {
+    *ms = 0.0f;
+    return clsSuccess;
+  }
   if (r != clsSuccess) return r;
   *ms = (float)((double)(int64_t)(tb - ta) / 1e6);
   return clsSuccess;

@@ -1,29 +1,311 @@
-/* OpenCL backend: device memory is coarse-grained SVM; copies and fills
- * are SVM commands on the stream's queue.  A copy touching memory of a
- * device in another OpenCL context (another platform) is staged through
- * host memory by a host job in the stream's order (cls__b_memcpy_across). */
+/* OpenCL backend: device memory and the copies and fills on it.
+ *
+ * Device memory is coarse-grained SVM where the device has it, and
+ * otherwise (or with CLSTREAM_MEMORY=buffers, facts.c) a cl_mem buffer
+ * behind an address range reserved here with mmap(PROT_NONE) of the same
+ * size: clsMalloc still returns a pointer, pointer arithmetic works, a host
+ * dereference faults (as on CUDA), and the address never collides with
+ * host memory, so clsMemcpyDefault tells the sides apart.  The buffer
+ * table below maps any address inside a reservation to (buffer, offset).
+ * Copies and fills take any offset; a kernel argument inside a buffer
+ * allocation becomes the buffer itself or a sub-buffer (module.c).
+ *
+ * Commands are chosen by where the pointers lie, not by the stream's
+ * device: a buffer-backed side gets buffer commands (read, write, copy,
+ * fill), everything else SVM commands, and two host sides on a device
+ * without SVM a host job that copies on a worker thread.
+ *
+ * A copy touching memory of a device in another OpenCL context (another
+ * platform) is staged through host memory by a host job in the stream's
+ * order (cls__b_memcpy_across). */
 #include "ocl.h"
 
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
-clsError_t cls__b_malloc(int dev, size_t size, void **out) {
-  cls__ocl_device *d = cls__ocl_device_get(dev);
-  void *p = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, size, 0);
-  if (!p)
+/* ---- The buffer table ------------------------------------------------ */
+
+/* Sub-buffers made for kernel arguments inside an allocation, kept until
+ * it is freed (at most CLS__MAX_SUBS; the oldest goes first: commands
+ * already enqueued hold their own references). */
+#define CLS__MAX_SUBS 32
+typedef struct cls__sub {
+  size_t off;
+  cl_mem mem;
+} cls__sub;
+
+typedef struct cls__bufalloc {
+  uintptr_t base;
+  size_t size; /* bytes asked for (the buffer's size) */
+  size_t span; /* bytes reserved (size rounded up to pages) */
+  cl_mem mem;
+  cls__sub *subs; /* CLS__MAX_SUBS entries once one is made */
+  unsigned nsubs, next_sub;
+} cls__bufalloc;
+
+/* Sorted by base. */
+static pthread_rwlock_t cls__buf_lock = PTHREAD_RWLOCK_INITIALIZER;
+static cls__bufalloc *cls__bufs;
+static size_t cls__nbufs, cls__capbufs;
+static atomic_size_t cls__nbufs_hint; /* 0: no buffer allocation at all */
+
+/* Index of the last entry with base <= p, or -1.  Under the lock. */
+static ptrdiff_t cls__buf_floor(uintptr_t p) {
+  size_t lo = 0, hi = cls__nbufs;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (cls__bufs[mid].base <= p)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return (ptrdiff_t)lo - 1;
+}
+
+int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail) {
+  if (CLS__LIKELY(
+          atomic_load_explicit(&cls__nbufs_hint, memory_order_acquire) == 0))
+    return 0;
+  int found = 0;
+  pthread_rwlock_rdlock(&cls__buf_lock);
+  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
+  if (i >= 0 && (uintptr_t)p - cls__bufs[i].base < cls__bufs[i].size) {
+    *mem = cls__bufs[i].mem;
+    *off = (uintptr_t)p - cls__bufs[i].base;
+    if (avail) *avail = cls__bufs[i].size - *off;
+    found = 1;
+  }
+  pthread_rwlock_unlock(&cls__buf_lock);
+  return found;
+}
+
+static size_t cls__page(void) {
+  static size_t page;
+  if (!page) {
+    long v = sysconf(_SC_PAGESIZE);
+    page = v > 0 ? (size_t)v : 4096;
+  }
+  return page;
+}
+
+/* A buffer of `size` bytes behind a fresh reservation. */
+static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
+  size_t page = cls__page();
+  if (size > SIZE_MAX - page)
     return cls__reason(clsErrorMemoryAllocation,
-                       "clSVMAlloc of %zu bytes failed on device %d", size,
-                       dev);
+                       "%zu bytes of device memory cannot be reserved", size);
+  size_t span = (size + page - 1) / page * page;
+  cl_int err;
+  cl_mem mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size, NULL, &err);
+  if (!mem || err != CL_SUCCESS)
+    return cls__reason(clsErrorMemoryAllocation,
+                       "clCreateBuffer of %zu bytes failed on device %d "
+                       "(OpenCL error %d)",
+                       size, d->index, (int)err);
+  void *p = mmap(NULL, span, PROT_NONE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) {
+    clReleaseMemObject(mem);
+    return cls__reason(clsErrorMemoryAllocation,
+                       "reserving %zu bytes of addresses failed", span);
+  }
+  clsError_t e = clsSuccess;
+  pthread_rwlock_wrlock(&cls__buf_lock);
+  if (cls__nbufs == cls__capbufs) {
+    size_t cap = cls__capbufs ? 2 * cls__capbufs : 64;
+    cls__bufalloc *t = realloc(cls__bufs, cap * sizeof *t);
+    if (!t) {
+      e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+    } else {
+      cls__bufs = t;
+      cls__capbufs = cap;
+    }
+  }
+  if (e == clsSuccess) {
+    size_t at = (size_t)(cls__buf_floor((uintptr_t)p) + 1);
+    memmove(&cls__bufs[at + 1], &cls__bufs[at],
+            (cls__nbufs - at) * sizeof *cls__bufs);
+    cls__bufs[at] = (cls__bufalloc){(uintptr_t)p, size, span, mem, NULL, 0, 0};
+    cls__nbufs++;
+    atomic_store_explicit(&cls__nbufs_hint, cls__nbufs, memory_order_release);
+  }
+  pthread_rwlock_unlock(&cls__buf_lock);
+  if (e != clsSuccess) {
+    munmap(p, span);
+    clReleaseMemObject(mem);
+    return e;
+  }
   *out = p;
   return clsSuccess;
 }
 
-clsError_t cls__b_free(int dev, void *p) {
-  clSVMFree(cls__ocl_device_get(dev)->ctx, p);
+/* Frees the buffer allocation starting at p; 0 if there is none. */
+static int cls__buf_free(void *p) {
+  cls__bufalloc a = {0, 0, 0, NULL, NULL, 0, 0};
+  pthread_rwlock_wrlock(&cls__buf_lock);
+  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
+  if (i >= 0 && cls__bufs[i].base == (uintptr_t)p) {
+    a = cls__bufs[i];
+    memmove(&cls__bufs[i], &cls__bufs[i + 1],
+            (cls__nbufs - (size_t)i - 1) * sizeof *cls__bufs);
+    cls__nbufs--;
+    atomic_store_explicit(&cls__nbufs_hint, cls__nbufs, memory_order_release);
+  }
+  pthread_rwlock_unlock(&cls__buf_lock);
+  if (!a.mem) return 0;
+  /* Commands still using the buffer keep it alive (OpenCL defers the
+   * deletion); the addresses are free for reuse at once. */
+  for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
+  free(a.subs);
+  clReleaseMemObject(a.mem);
+  munmap(p, a.span);
+  return 1;
+}
+
+clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out) {
+  if (d->facts.buffers) return cls__buf_alloc(d, size, out);
+  void *p = clSVMAlloc(d->ctx, CL_MEM_READ_WRITE, size, 0);
+  if (!p)
+    return cls__reason(clsErrorMemoryAllocation,
+                       "clSVMAlloc of %zu bytes failed on device %d", size,
+                       d->index);
+  *out = p;
   return clsSuccess;
+}
+
+void cls__ocl_free(cls__ocl_device *d, void *p) {
+  if (!cls__buf_free(p) && !d->facts.buffers) clSVMFree(d->ctx, p);
+}
+
+clsError_t cls__b_malloc(int dev, size_t size, void **out) {
+  return cls__ocl_alloc(cls__ocl_device_get(dev), size, out);
+}
+
+clsError_t cls__b_free(int dev, void *p) {
+  cls__ocl_free(cls__ocl_device_get(dev), p);
+  return clsSuccess;
+}
+
+/* ---- Kernel arguments ------------------------------------------------- */
+
+/* The sub-buffer of the allocation holding p from offset off to its end,
+ * made on first use.  NULL with *err set when it cannot be made. */
+static cl_mem cls__sub_at(const void *p, cl_int *err) {
+  cl_mem sub = NULL;
+  *err = CL_INVALID_ARG_VALUE;
+  pthread_rwlock_wrlock(&cls__buf_lock);
+  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
+  if (i >= 0 && (uintptr_t)p - cls__bufs[i].base < cls__bufs[i].size) {
+    cls__bufalloc *a = &cls__bufs[i];
+    size_t off = (uintptr_t)p - a->base;
+    for (unsigned k = 0; k < a->nsubs && !sub; ++k)
+      if (a->subs[k].off == off) sub = a->subs[k].mem;
+    if (!sub && !a->subs) a->subs = calloc(CLS__MAX_SUBS, sizeof *a->subs);
+    if (!sub && a->subs) {
+      cl_buffer_region r = {off, a->size - off};
+      sub = clCreateSubBuffer(a->mem, CL_MEM_READ_WRITE,
+                              CL_BUFFER_CREATE_TYPE_REGION, &r, err);
+      if (sub && *err == CL_SUCCESS) {
+        unsigned k = a->nsubs < CLS__MAX_SUBS ? a->nsubs++ : a->next_sub;
+        if (a->nsubs == CLS__MAX_SUBS && k == a->next_sub) {
+          if (a->subs[k].mem) clReleaseMemObject(a->subs[k].mem);
+          a->next_sub = (a->next_sub + 1) % CLS__MAX_SUBS;
+        }
+        a->subs[k] = (cls__sub){off, sub};
+      } else {
+        sub = NULL;
+      }
+    } else if (!sub) {
+      *err = CL_OUT_OF_HOST_MEMORY;
+    }
+    if (sub) *err = CL_SUCCESS;
+  }
+  pthread_rwlock_unlock(&cls__buf_lock);
+  return sub;
+}
+
+cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
+                                void *ptr, const char **what) {
+  /* NVIDIA rejects a NULL SVM pointer; a NULL buffer argument is the
+   * portable way to pass a null pointer. */
+  if (!ptr) {
+    *what = "clSetKernelArg";
+    return clSetKernelArg(k, i, sizeof(cl_mem), NULL);
+  }
+  cl_mem mem;
+  size_t off;
+  if (!cls__ocl_buffer_at(ptr, &mem, &off, NULL)) {
+    if (d->facts.buffers) {
+      *what = "passing a pointer that is not clsMalloc memory to a kernel "
+              "on a device without SVM";
+      return CL_INVALID_ARG_VALUE;
+    }
+    *what = "clSetKernelArgSVMPointer";
+    return clSetKernelArgSVMPointer(k, i, ptr);
+  }
+  *what = "clSetKernelArg";
+  if (off == 0) return clSetKernelArg(k, i, sizeof mem, &mem);
+  if (off % d->facts.base_align != 0) {
+    *what = "passing a pointer inside a clsMalloc allocation to a kernel "
+            "on a buffer-memory device: its offset must be a multiple of "
+            "the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (clstream-info "
+            "shows it)";
+    return CL_INVALID_ARG_VALUE;
+  }
+  cl_int err;
+  cl_mem sub = cls__sub_at(ptr, &err);
+  if (!sub) {
+    *what = "clCreateSubBuffer";
+    return err;
+  }
+  return clSetKernelArg(k, i, sizeof sub, &sub);
+}
+
+/* ---- Commands on either kind of memory -------------------------------- */
+
+cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             const void *src, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
+                             const char **what) {
+  cl_mem dm, sm;
+  size_t doff = 0, soff = 0;
+  int db = cls__ocl_buffer_at(dst, &dm, &doff, NULL);
+  int sb = cls__ocl_buffer_at(src, &sm, &soff, NULL);
+  if (db && sb) {
+    *what = "clEnqueueCopyBuffer";
+    return clEnqueueCopyBuffer(q, sm, dm, soff, doff, n, nw, wl, ev);
+  }
+  if (db) {
+    *what = "clEnqueueWriteBuffer";
+    return clEnqueueWriteBuffer(q, dm, CL_FALSE, doff, n, src, nw, wl, ev);
+  }
+  if (sb) {
+    *what = "clEnqueueReadBuffer";
+    return clEnqueueReadBuffer(q, sm, CL_FALSE, soff, n, dst, nw, wl, ev);
+  }
+  *what = "clEnqueueSVMMemcpy";
+  if (d->facts.buffers) return CL_INVALID_OPERATION; /* no SVM call here */
+  return clEnqueueSVMMemcpy(q, CL_FALSE, dst, src, n, nw, wl, ev);
+}
+
+cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             unsigned char v, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
+                             const char **what) {
+  cl_mem m;
+  size_t off = 0;
+  if (cls__ocl_buffer_at(dst, &m, &off, NULL)) {
+    *what = "clEnqueueFillBuffer";
+    return clEnqueueFillBuffer(q, m, &v, 1, off, n, nw, wl, ev);
+  }
+  *what = "clEnqueueSVMMemFill";
+  if (d->facts.buffers) return CL_INVALID_OPERATION;
+  return clEnqueueSVMMemFill(q, dst, &v, 1, n, nw, wl, ev);
 }
 
 /* Host memory for async copies: page-locked where the driver can give it,
@@ -85,7 +367,7 @@ clsError_t cls__b_free_host(int dev, void *p) {
   for (int i = 0; i < 100; ++i) {
     if (clEnqueueUnmapMemObject(pn->dev->mapq, pn->buf, p, 0, NULL, NULL) ==
         CL_SUCCESS) {
-      clFlush(pn->dev->mapq);
+      cls__ocl_flush(pn->dev->mapq);
       break;
     }
     struct timespec ms = {0, 1000000L};
@@ -120,6 +402,95 @@ static void cls__staging_run(cls__ocl_job *j) {
   cls__ocl_watch_done((cls__ocl_watch *)j); /* frees the staging copy */
 }
 
+/* A copy between two host sides on a device without SVM: a host job
+ * (after the stream's earlier work; later work waits for it). */
+typedef struct cls__hcopy {
+  void *dst;
+  const void *src; /* NULL: a fill with `value` */
+  size_t n;
+  int value;
+  unsigned char data[]; /* the staged source, if staged */
+} cls__hcopy;
+
+static void cls__hcopy_run(void *job, clsError_t status) {
+  cls__hcopy *c = job;
+  if (status == clsSuccess) {
+    if (c->src)
+      memcpy(c->dst, c->src, c->n);
+    else
+      memset(c->dst, c->value, c->n);
+  }
+  free(c);
+}
+
+static clsError_t cls__reach(cls__bstream *s);
+
+/* A fill of host memory (clsMallocHost) on a device without SVM: a host
+ * job, as for host-to-host copies (when blocking: on the caller's thread,
+ * once the stream's earlier work is done). */
+static clsError_t cls__host_fill(cls__bstream *s, void *dst, int value,
+                                 size_t n, int blocking) {
+  if (blocking) {
+    clsError_t e = cls__reach(s);
+    if (e == clsSuccess) memset(dst, value, n);
+    return e;
+  }
+  cls__hcopy *c = malloc(sizeof *c);
+  if (!c) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  *c = (cls__hcopy){dst, NULL, n, (unsigned char)value};
+  clsError_t e = cls__b_stream_host_job(s, cls__hcopy_run, c);
+  if (e != clsSuccess) {
+    free(c);
+    return e;
+  }
+  return clsSuccess;
+}
+
+/* Waits, with a marker, for the work s's next command would wait for
+ * (the stream's and the legacy synchronization's): a blocking host-side
+ * copy or fill then runs on the caller's thread, with no host job. */
+static clsError_t cls__reach(cls__bstream *s) {
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cls__ocl_begin(s, &b);
+  b.what = "host copy";
+  b.cat = "marker";
+  cl_int err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
+  if (err == CL_SUCCESS) clRetainEvent(ev);
+  cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
+  if (err != CL_SUCCESS)
+    return cls__ocl_error(err, "clEnqueueMarkerWithWaitList");
+  clsError_t e = cls__ocl_wait(ev, 0);
+  clReleaseEvent(ev);
+  return e;
+}
+
+static clsError_t cls__host_copy(cls__bstream *s, void *dst, const void *src,
+                                 size_t n, int mode) {
+  if (mode == CLS__COPY_BLOCKING) {
+    clsError_t e = cls__reach(s);
+    if (e == clsSuccess) memcpy(dst, src, n);
+    return e;
+  }
+  int stage = mode == CLS__COPY_STAGE;
+  cls__hcopy *c = malloc(sizeof *c + (stage ? n : 0));
+  if (!c) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  c->dst = dst;
+  c->n = n;
+  if (stage) {
+    memcpy(c->data, src, n);
+    c->src = c->data;
+  } else {
+    c->src = src;
+  }
+  clsError_t e = cls__b_stream_host_job(s, cls__hcopy_run, c);
+  if (e != clsSuccess) {
+    free(c);
+    return e;
+  }
+  return clsSuccess;
+}
+
 /* Enqueues an SVM copy of n bytes on s and, if `blocking`, waits for it.
  * With `stage` (holding the source) the stage is freed once the copy
  * completes or fails; where the enqueue itself fails, *enqueued is 0 and
@@ -130,26 +501,32 @@ static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst,
                                     int *enqueued) {
   cls__ocl_batch b;
   cl_event ev = NULL;
+  const char *what = "a copy";
   cls__ocl_begin(s, &b);
   b.what = "memcpy";
   b.cat = "copy";
   b.work = 1;
   /* An event only where someone needs it: a wait, or the stage's watch. */
-  cl_int err = clEnqueueSVMMemcpy(s->q, CL_FALSE, dst, src, n, b.n, b.list,
-                                  blocking || stage ? &ev
-                                                    : cls__ocl_event_slot(s, &ev));
+  cl_int err = cls__ocl_enqueue_copy(
+      s->dev, s->q, dst, src, n, b.n, b.list,
+      blocking || stage ? &ev : cls__ocl_event_slot(s, &ev), &what);
   *enqueued = err == CL_SUCCESS;
   if (stage && err == CL_SUCCESS) {
     stage->watch.job.run = cls__staging_run;
     cls__ocl_watch_event(&stage->watch, ev); /* frees it when done */
   }
-  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemcpy");
+  return cls__finish_cmd(s, &b, err, ev, blocking, what);
 }
 
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
                          size_t n, clsMemcpyKind kind, int mode) {
-  (void)kind; /* SVM copies take any mix of SVM and host pointers */
+  (void)kind; /* the commands follow where the pointers lie */
   mode &= CLS__COPY_HOW; /* OpenCL has no synchronous call of its own */
+  cl_mem m;
+  size_t off;
+  if (s->dev->facts.buffers && !cls__ocl_buffer_at(dst, &m, &off, NULL) &&
+      !cls__ocl_buffer_at(src, &m, &off, NULL))
+    return cls__host_copy(s, dst, src, n, mode);
   cls__staging *staging = NULL;
   if (mode == CLS__COPY_STAGE) {
     staging = n <= SIZE_MAX - sizeof *staging ? malloc(sizeof *staging + n)
@@ -170,24 +547,29 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
 
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int mode) {
-  unsigned char v = (unsigned char)value;
+  int blocking = (mode & CLS__COPY_HOW) == CLS__COPY_BLOCKING;
+  cl_mem m;
+  size_t off;
+  if (s->dev->facts.buffers && !cls__ocl_buffer_at(dst, &m, &off, NULL))
+    return cls__host_fill(s, dst, value, n, blocking);
   cls__ocl_batch b;
   cl_event ev = NULL;
+  const char *what = "a fill";
   cls__ocl_begin(s, &b);
   b.what = "memset";
   b.cat = "set";
   b.work = 1;
-  int blocking = (mode & CLS__COPY_HOW) == CLS__COPY_BLOCKING;
-  cl_int err = clEnqueueSVMMemFill(s->q, dst, &v, 1, n, b.n, b.list,
-                                   blocking ? &ev : cls__ocl_event_slot(s, &ev));
-  return cls__finish_cmd(s, &b, err, ev, blocking, "clEnqueueSVMMemFill");
+  cl_int err = cls__ocl_enqueue_fill(
+      s->dev, s->q, dst, (unsigned char)value, n, b.n, b.list,
+      blocking ? &ev : cls__ocl_event_slot(s, &ev), &what);
+  return cls__finish_cmd(s, &b, err, ev, blocking, what);
 }
 
 /* ---- Copies across OpenCL contexts -------------------------------------- */
 
 /* One staged copy: the foreign sides are read and written by a host job
- * that runs in the stream's order, on a worker thread, with blocking SVM
- * copies on the foreign devices' own queues, each after the work that the
+ * that runs in the stream's order, on a worker thread, with copies on the
+ * foreign devices' own queues, waited for, each after the work that the
  * foreign device's legacy stream had to wait for at the time of the call
  * (its `after` event, recorded then). */
 typedef struct cls__across {
@@ -200,13 +582,19 @@ typedef struct cls__across {
   cls__staging *stage;
 } cls__across;
 
-/* A blocking SVM copy on a foreign device's own queue, retried while the
+/* A copy on a foreign device's own queue, waited for, retried while the
  * driver is short of resources. */
 static cl_int cls__foreign_copy(cls__ocl_device *d, void *dst, const void *src,
                                 size_t n) {
   cl_int err = CL_SUCCESS;
   for (int i = 0; i < 100; ++i) {
-    err = clEnqueueSVMMemcpy(d->mapq, CL_TRUE, dst, src, n, 0, NULL, NULL);
+    cl_event ev = NULL;
+    const char *what;
+    err = cls__ocl_enqueue_copy(d, d->mapq, dst, src, n, 0, NULL, &ev, &what);
+    if (err == CL_SUCCESS) {
+      err = clWaitForEvents(1, &ev);
+      clReleaseEvent(ev);
+    }
     if (err != CL_OUT_OF_RESOURCES && err != CL_OUT_OF_HOST_MEMORY) break;
     struct timespec ms = {0, 1000000L};
     nanosleep(&ms, NULL);

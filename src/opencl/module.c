@@ -37,7 +37,7 @@
 #include <string.h>
 
 enum cls__arg_kind {
-  CLS__ARG_POINTER = 1, /* clSetKernelArgSVMPointer(*(void **)args[i]) */
+  CLS__ARG_POINTER = 1, /* cls__ocl_set_pointer_arg(*(void **)args[i]) */
   CLS__ARG_VALUE = 2,   /* clSetKernelArg(size, args[i]) */
   CLS__ARG_VEC3 = 3,    /* a 3-element vector: see below */
   CLS__ARG_UNSUPPORTED = 4
@@ -498,6 +498,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   cl_int err = CL_SUCCESS;
   cl_uint i = 0;
   const char *what = "clEnqueueNDRangeKernel";
+  const char *ptr_what = "clSetKernelArg";
 
   cls__ocl_begin(s, &b);
   b.what = f->name;
@@ -512,11 +513,9 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
     }
     const cls__oarg *p = &f->args[i];
     if (p->kind == CLS__ARG_POINTER) {
-      void *ptr = *(void *const *)a;
-      /* NVIDIA rejects a NULL SVM pointer; a NULL buffer argument is the
-       * portable way to pass a null pointer. */
-      err = ptr ? clSetKernelArgSVMPointer(f->k, i, ptr)
-                : clSetKernelArg(f->k, i, sizeof(cl_mem), NULL);
+      /* SVM, a buffer, a sub-buffer or NULL: memory.c decides. */
+      err = cls__ocl_set_pointer_arg(s->dev, f->k, i, *(void *const *)a,
+                                     &ptr_what);
     } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
       err = clSetKernelArg(f->k, i, p->size, a);
     } else {
@@ -525,8 +524,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
       err = clSetKernelArg(f->k, i, p->size, v3);
     }
     if (CLS__UNLIKELY(err != CL_SUCCESS)) {
-      what = f->args[i].kind == CLS__ARG_POINTER ? "clSetKernelArgSVMPointer"
-                                                 : "clSetKernelArg";
+      what = f->args[i].kind == CLS__ARG_POINTER ? ptr_what : "clSetKernelArg";
       break;
     }
   }

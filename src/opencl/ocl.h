@@ -10,6 +10,8 @@
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
 #endif
+/* clCreateCommandQueue, for OpenCL 1.x platforms. */
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
@@ -48,6 +50,25 @@ typedef struct cls__ocl_ident {
   cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
 } cls__ocl_ident;
 
+/* What the backend knows about a device's driver: decided once, by
+ * cls__facts_read (facts.c, the one place for driver facts), before the
+ * device is used; read everywhere else, never changed. */
+typedef struct cls__ocl_facts {
+  int version;        /* OpenCL version the calls may use: 12, 20, 30 */
+  int simulator;      /* a simulator (Oclgrind): never the default */
+  int buffers;        /* device memory is cl_mem buffers, not SVM */
+  int flush_runs;     /* clFlush runs the commands on the calling thread
+                         and waits for their wait lists (Oclgrind) */
+  int flush_together; /* the commands of one flush complete together
+                         (rusticl) */
+  size_t base_align;  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
+  int flush_to_start; /* an unflushed command may never start */
+  int command_events; /* launches, copies and fills ask for their events */
+  /* Decided when the device is opened (published by `opened`): */
+  int no_timestamps; /* profiling timestamps are unusable: elapsed times
+                        return clsErrorNotSupported */
+} cls__ocl_facts;
+
 typedef struct cls__ocl_device {
   int index;
   cl_device_id id;
@@ -69,6 +90,7 @@ typedef struct cls__ocl_device {
   const char *const *predef;
   cls__ocl_ident ident;
   _Atomic unsigned sched; /* clsSetDeviceFlags' schedule flag (devflags.c) */
+  cls__ocl_facts facts;
 
   /* Set once by cls__b_device_open. */
   pthread_mutex_t open_lock;
@@ -85,14 +107,6 @@ typedef struct cls__ocl_device {
   int markers_after_work;
   int markers_after_gate;
   int timing_fallback;
-  /* The driver may leave an unflushed command unstarted: the command path
-   * flushes after each command (on drivers measured to start work without
-   * a flush it does not; see cls__driver_facts). */
-  int flush_to_start;
-  /* Commands ask for their events (where an event costs next to nothing
-   * and a later barrier would cost more: PoCL), rather than leave their
-   * position to be named when asked (cls__ocl_position). */
-  int command_events;
   void *scratch;       /* SVM scratch for the fallback copy */
   cl_command_queue mapq; /* maps and unmaps clsMallocHost buffers */
 
@@ -178,6 +192,56 @@ typedef struct cls__ocl_batch {
   int barrier;
 } cls__ocl_batch;
 
+/* ---- Driver facts (facts.c) ------------------------------------------ */
+
+/* Fills d->facts (d's other fields described already). */
+void cls__facts_read(cls__ocl_device *d);
+/* The OpenCL version calls to device d of platform p may use (12, 20,
+ * 30): the lower of the platform's and the device's. */
+int cls__facts_version(cl_platform_id p, cl_device_id d);
+/* Whether clCreateSubDevices can split d equally (checked before any call
+ * to it: some drivers lack the entry point). */
+int cls__facts_can_split(cl_platform_id p, cl_device_id d);
+/* Whether the named device is a simulator (ranked last). */
+int cls__facts_simulator(const char *platform, const char *device);
+
+/* ---- Device memory (memory.c) ---------------------------------------- */
+
+/* Whether p lies in a buffer-backed allocation: then *mem is its buffer
+ * (not retained: valid while the allocation lives), *off the offset of p
+ * in it and *avail (if not NULL) the bytes from p to its end.  Never
+ * blocks; costs one atomic load while no buffer allocation exists. */
+int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail);
+/* Device memory of d (SVM or buffer-backed, as d->facts says). */
+clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out);
+void cls__ocl_free(cls__ocl_device *d, void *p);
+/* Enqueue a non-blocking copy or fill on q, as a buffer command where a
+ * side is buffer-backed and an SVM command otherwise (CL_INVALID_OPERATION
+ * on a device without SVM).  *what names the OpenCL call made. */
+cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             const void *src, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
+                             const char **what);
+cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             unsigned char v, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
+                             const char **what);
+
+/* Sets kernel argument i of k to device pointer ptr for a launch on d:
+ * an SVM pointer, NULL, or for buffer-backed memory the buffer itself (at
+ * its start) or a sub-buffer (inside it, at an offset that is a multiple
+ * of CL_DEVICE_MEM_BASE_ADDR_ALIGN; other offsets are refused with
+ * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken.
+ * Under the function's lock. */
+cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
+                                void *ptr, const char **what);
+
+/* A command queue on d: in order, with profiling when `profiling` is set
+ * and at high priority when `high` is set and d has priority hints;
+ * through clCreateCommandQueue on OpenCL 1.x.  *what names the call. */
+cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
+                                cl_int *err, const char **what);
+
 /* Device `dev` (index checked by the front). */
 cls__ocl_device *cls__ocl_device_get(int dev);
 
@@ -228,16 +292,21 @@ void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok,
                       cl_event ev);
 /* Where the command path may enqueue a command without an event: returns
  * NULL for "no event" or `ev` for "ask for one": on devices whose events
- * cost next to nothing (dev->command_events), and when the timeline trace
+ * cost next to nothing (facts.command_events), and when the timeline trace
  * needs every command's event. */
 static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
                                             cl_event *ev) {
   extern int cls__trace_on;
-  return s->dev->command_events || CLS__UNLIKELY(cls__trace_on) ? ev : NULL;
+  return s->dev->facts.command_events || CLS__UNLIKELY(cls__trace_on) ? ev : NULL;
 }
 /* Names s's position if commands were enqueued after `last` without an
  * event: a barrier with an event stands for them.  Under s->last_lock. */
 void cls__ocl_position(cls__bstream *s);
+
+/* clFlush(q), and where it fails, the monitor thread flushes q again
+ * until a flush succeeds: a failed flush never strands the commands.
+ * Never blocks (but for a clFinish when out of host memory). */
+void cls__ocl_flush(cl_command_queue q);
 
 /* Work for the library's worker threads: run(job) is called once on a
  * worker, never inside an OpenCL callback.  `status` is the triggering

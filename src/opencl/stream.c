@@ -409,7 +409,7 @@ void cls__ocl_position(cls__bstream *t) {
   if (err != CL_SUCCESS)
     err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) return; /* still unnamed: the caller copes */
-  clFlush(t->q); /* someone is about to wait for it */
+  cls__ocl_flush(t->q); /* someone is about to wait for it */
   if (t->last) clReleaseEvent(t->last);
   t->last = ev;
   t->last_work = 0;
@@ -459,12 +459,12 @@ static void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
  * "flush a queue after enqueueing anything that another queue or the host
  * will wait on").  A command that has an event is flushed at once; one
  * without is flushed at once where the driver may otherwise leave it
- * unstarted (dev->flush_to_start), and on drivers measured to start work
+ * unstarted (facts.flush_to_start), and on drivers measured to start work
  * without a flush (NVIDIA's, PoCL) when its position is named
  * (cls__ocl_position), which every wait on it does first. */
 void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b) {
   cls__end_ok(s, b, NULL);
-  if (s->dev->flush_to_start) clFlush(s->q);
+  if (s->dev->facts.flush_to_start) cls__ocl_flush(s->q);
   cls__end_release(s, b);
 }
 
@@ -479,7 +479,7 @@ void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok,
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
   if (ev) {
     cls__end_ok(s, b, ev);
-    clFlush(s->q);
+    cls__ocl_flush(s->q);
     if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   }
   cls__end_release(s, b);
@@ -492,17 +492,12 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
                                   cls__bstream **out) {
   cls__bstream *s = calloc(1, sizeof *s);
   if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  cl_queue_properties props[5] = {CL_QUEUE_PROPERTIES,
-                                  CL_QUEUE_PROFILING_ENABLE, 0, 0, 0};
-  if (d->priority_hints && priority < 0) {
-    props[2] = CL_QUEUE_PRIORITY_KHR;
-    props[3] = CL_QUEUE_PRIORITY_HIGH_KHR;
-  }
   cl_int err;
-  s->q = clCreateCommandQueueWithProperties(d->ctx, d->id, props, &err);
+  const char *what;
+  s->q = cls__ocl_queue(d, 1, priority < 0, &err, &what);
   if (err != CL_SUCCESS) {
     free(s);
-    return cls__ocl_error(err, "clCreateCommandQueueWithProperties");
+    return cls__ocl_error(err, what);
   }
   s->dev = d;
   s->role = role;
@@ -840,6 +835,48 @@ static pthread_cond_t cls__mon_cond = PTHREAD_COND_INITIALIZER;
 static cls__ocl_watch *cls__pending;
 static int cls__mon_resting; /* the monitor waits without polling */
 
+/* Queues whose last clFlush failed (retained), flushed again by the
+ * monitor until a flush succeeds: the commands they hold may not have
+ * been submitted, and work nobody submits never completes.  Under
+ * cls__mon_lock. */
+static cl_command_queue *cls__unflushed;
+static unsigned cls__nunflushed, cls__capunflushed;
+
+void cls__ocl_flush(cl_command_queue q) {
+  if (CLS__LIKELY(clFlush(q) == CL_SUCCESS)) return;
+  pthread_once(&cls__monitor_once, cls__start_monitor);
+  pthread_mutex_lock(&cls__mon_lock);
+  int listed = 0;
+  for (unsigned i = 0; i < cls__nunflushed && !listed; ++i)
+    listed = cls__unflushed[i] == q;
+  if (!listed && cls__grow((void **)&cls__unflushed, &cls__capunflushed,
+                           cls__nunflushed + 1, sizeof *cls__unflushed)) {
+    clRetainCommandQueue(q);
+    cls__unflushed[cls__nunflushed++] = q;
+    listed = 1;
+  }
+  if (cls__mon_resting) pthread_cond_signal(&cls__mon_cond);
+  pthread_mutex_unlock(&cls__mon_lock);
+  /* No room to remember it: retry here for a while instead. */
+  for (int i = 0; !listed && i < 1000; ++i) {
+    struct timespec d = {0, 1000000L};
+    nanosleep(&d, NULL);
+    listed = clFlush(q) == CL_SUCCESS;
+  }
+}
+
+/* The monitor's retry of failed flushes.  Under cls__mon_lock. */
+static void cls__retry_flushes(void) {
+  for (unsigned i = 0; i < cls__nunflushed;) {
+    if (clFlush(cls__unflushed[i]) == CL_SUCCESS) {
+      clReleaseCommandQueue(cls__unflushed[i]);
+      cls__unflushed[i] = cls__unflushed[--cls__nunflushed];
+    } else {
+      ++i;
+    }
+  }
+}
+
 static void cls__unlist(cls__ocl_watch *w) {
   if (w->prev)
     w->prev->next = w->next;
@@ -873,7 +910,7 @@ static void *cls__monitor(void *arg) {
   int quiet = 0;
   pthread_mutex_lock(&cls__mon_lock);
   for (;;) {
-    quiet = cls__pending ? 0 : quiet + 1;
+    quiet = cls__pending || cls__nunflushed ? 0 : quiet + 1;
     struct timespec t;
     if (quiet > 200) {
       cls__mon_resting = 1;
@@ -885,8 +922,9 @@ static void *cls__monitor(void *arg) {
       }
       pthread_cond_timedwait(&cls__mon_cond, &cls__mon_lock, &t);
       cls__mon_resting = 0;
-      if (cls__pending) quiet = 0;
+      if (cls__pending || cls__nunflushed) quiet = 0;
     }
+    cls__retry_flushes();
     for (cls__ocl_watch *w = cls__pending, *next; w; w = next) {
       next = w->next;
       if (atomic_load(&w->claimed)) {
@@ -981,6 +1019,9 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
   cls__ocl_begin(s, &b);
   err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &m);
   if (err == CL_SUCCESS) {
+    /* Where one flush completes together (facts.c), M must not be
+     * flushed with the gate that waits for M's own host function. */
+    if (s->dev->facts.flush_together) cls__ocl_flush(s->q);
     err = clEnqueueMarkerWithWaitList(s->q, 1, &h->user, &g);
     b.what = "host function";
     b.cat = "host";

@@ -79,7 +79,7 @@ int main(void) {
   /* A not-ready answer is a state, not an error. */
   CUDA_CHECK(cudaGetLastError());
 
-  CUDA_CHECK(cudaEventElapsedTime(&gpu_ms, start, stop));
+  CUDA_ELAPSED(&gpu_ms, start, stop);
   EXPECT(gpu_ms >= 0.0f, "elapsed time %f ms", (double)gpu_ms);
   printf("time spent on the device: %.2f ms\n", (double)gpu_ms);
   printf("host iterations while waiting: %lu\n", counter);

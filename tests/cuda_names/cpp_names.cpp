@@ -50,7 +50,7 @@ int main() {
   EXPECT(marked == 1, "the host function did not run");
 
   float ms = -1.0f;
-  CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+  CUDA_ELAPSED(&ms, start, stop);
   EXPECT(ms >= 0.0f, "elapsed time %f ms", static_cast<double>(ms));
   for (unsigned i = 0; i < n; ++i)
     EXPECT(host[i] == 12, "host[%u] = %d, expected 12", i, host[i]);

@@ -39,6 +39,28 @@
     }                                                                          \
   } while (0)
 
+/* cudaEventElapsedTime that accepts a device which cannot time work
+ * (clstream on rusticl: cudaErrorNotSupported, docs/devices.md): then *ms
+ * is 0 and the last error is cleared.  Returns 1 when *ms was measured. */
+#define CUDA_ELAPSED(ms, a, b)                                                 \
+  cuda_elapsed_or_untimed((ms), (a), (b), __FILE__, __LINE__)
+static inline int cuda_elapsed_or_untimed(float *ms, cudaEvent_t a,
+                                          cudaEvent_t b, const char *file,
+                                          int line) {
+  cudaError_t e = cudaEventElapsedTime(ms, a, b);
+  if (e == cudaErrorNotSupported) {
+    (void)cudaGetLastError();
+    *ms = 0.0f;
+    return 0;
+  }
+  if (e != cudaSuccess) {
+    fprintf(stderr, "%s:%d: cudaEventElapsedTime failed: %s (%s, %d)\n", file,
+            line, cudaGetErrorName(e), cudaGetErrorString(e), (int)e);
+    exit(1);
+  }
+  return 1;
+}
+
 /* Prints the current device as CUDA samples do, and returns its index. */
 static inline int print_cuda_device(void) {
   int dev;

@@ -86,7 +86,7 @@ int main(void) {
     CUDA_CHECK(cudaMemcpyAsync(h_out, d_data, nbytes, cudaMemcpyDeviceToHost, 0));
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CUDA_ELAPSED(&ms, start, stop);
     EXPECT(ms >= 0.0f, "elapsed %f ms", (double)ms);
     printf("pass %d: non-streamed %.3f ms", pass, (double)ms);
     check_out(h_out, "non-streamed");
@@ -113,7 +113,7 @@ int main(void) {
      * synchronization is needed before reading h_out. */
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
-    CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    CUDA_ELAPSED(&ms, start, stop);
     EXPECT(ms >= 0.0f, "elapsed %f ms", (double)ms);
     printf(", %d streams %.3f ms\n", NSTREAMS, (double)ms);
     check_out(h_out, "streamed");

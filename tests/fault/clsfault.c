@@ -3,7 +3,9 @@
  * OpenCL call fail, for fault-injection tests of clstream.
  *
  * It wraps the OpenCL entry points clstream uses that can fail (creation,
- * enqueue, wait, flush, info queries, callbacks, SVM allocation, build);
+ * enqueue, wait, flush, info queries, callbacks, SVM allocation, build,
+ * and the buffer path's read, write, copy, fill, sub-buffer and 1.x queue
+ * creation);
  * retain/release and clSVMFree are passed through uncounted.  Each wrapper
  * finds the real function with dlsym(RTLD_NEXT).
  *
@@ -29,6 +31,7 @@
 #define _GNU_SOURCE
 #endif
 #define CL_TARGET_OPENCL_VERSION 300
+#define CL_USE_DEPRECATED_OPENCL_1_2_APIS
 #include <CL/cl.h>
 
 #include <dlfcn.h>
@@ -315,6 +318,14 @@ WRAP_OBJ(cl_command_queue, clCreateCommandQueueWithProperties,
          (cl_context c, cl_device_id d, const cl_queue_properties *p,
           cl_int *errcode_ret),
          (c, d, p, errcode_ret))
+WRAP_OBJ(cl_command_queue, clCreateCommandQueue,
+         (cl_context c, cl_device_id d, cl_command_queue_properties p,
+          cl_int *errcode_ret),
+         (c, d, p, errcode_ret))
+WRAP_OBJ(cl_mem, clCreateSubBuffer,
+         (cl_mem b, cl_mem_flags f, cl_buffer_create_type t, const void *i,
+          cl_int *errcode_ret),
+         (b, f, t, i, errcode_ret))
 WRAP_OBJ(cl_program, clCreateProgramWithSource,
          (cl_context c, cl_uint n, const char **s, const size_t *l,
           cl_int *errcode_ret),
@@ -397,6 +408,23 @@ WRAP_ENQ(clEnqueueSVMMemFill,
          (cl_command_queue q, void *p, const void *pat, size_t ps, size_t sz,
           cl_uint n, const cl_event *w, cl_event *e),
          (q, p, pat, ps, sz, n, w, out_arg), q, n, w, e)
+
+WRAP_ENQ(clEnqueueReadBuffer,
+         (cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t sz, void *p,
+          cl_uint n, const cl_event *w, cl_event *e),
+         (q, m, b, o, sz, p, n, w, out_arg), q, n, w, e)
+WRAP_ENQ(clEnqueueWriteBuffer,
+         (cl_command_queue q, cl_mem m, cl_bool b, size_t o, size_t sz,
+          const void *p, cl_uint n, const cl_event *w, cl_event *e),
+         (q, m, b, o, sz, p, n, w, out_arg), q, n, w, e)
+WRAP_ENQ(clEnqueueCopyBuffer,
+         (cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof,
+          size_t sz, cl_uint n, const cl_event *w, cl_event *e),
+         (q, s, d, so, dof, sz, n, w, out_arg), q, n, w, e)
+WRAP_ENQ(clEnqueueFillBuffer,
+         (cl_command_queue q, cl_mem m, const void *pat, size_t ps, size_t o,
+          size_t sz, cl_uint n, const cl_event *w, cl_event *e),
+         (q, m, pat, ps, o, sz, n, w, out_arg), q, n, w, e)
 
 API cl_int clWaitForEvents(cl_uint n, const cl_event *l) {
   REAL(clWaitForEvents);

@@ -218,6 +218,16 @@ void host_expect(const int *host, int v, size_t n, const char *what);
  * are fewer than two. */
 int two_devices(const char *test, int *a, int *b);
 
+/* 1 when the current device's profiling timestamps can time work; 0
+ * where they cannot (rusticl: timer resolution 0), and then
+ * clsEventElapsedTime returns clsErrorNotSupported for two different
+ * completed events.  Opens the current device. */
+int device_times_work(void);
+/* clsEventElapsedTime(ms, a, b) on completed events: asserts clsSuccess
+ * and returns 1 where the device times work, else asserts
+ * clsErrorNotSupported and returns 0 (*ms untouched). */
+int elapsed_or_untimed(float *ms, clsEvent_t a, clsEvent_t b);
+
 /* 1 when Check runs tests in forked children (environment tests need a
  * fresh process); otherwise prints a skip note and returns 0. */
 int forked_or_skip(const char *test);

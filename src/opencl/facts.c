@@ -1,0 +1,170 @@
+/*
+ * OpenCL backend: the one place for driver facts.
+ *
+ * Every way in which the backend treats one driver differently from
+ * another is decided here, once per device, from what the driver reports
+ * (versions, capabilities, names) and stored in the device's `facts`;
+ * the rest of the backend reads those fields and never tests a driver's
+ * name itself.  docs/devices.md lists the facts and the drivers they were
+ * found on, and clstream-info prints them.
+ *
+ * Facts decided here:
+ * - version: the lower of the platform's and the device's OpenCL version.
+ *   Entry points reach the driver through the platform's dispatch table,
+ *   so a 1.2 platform (Oclgrind) gets only 1.2 calls: clCreateCommandQueue
+ *   instead of clCreateCommandQueueWithProperties, and no SVM call
+ *   (through ocl-icd 2.3.1, Oclgrind 21.10 spins forever in the 2.x ones).
+ * - can_split: CLSTREAM_SPLIT_DEVICES may call clCreateSubDevices, which
+ *   needs the device to offer an equal partition into 2 or more
+ *   sub-devices, and the driver to have the entry point at all (rusticl
+ *   in Mesa 22.3 has none: the ICD loader jumps to NULL).
+ * - simulator: a device that simulates one (Oclgrind, whose device type
+ *   has the GPU, CPU and accelerator bits all set) ranks after every other
+ *   device, so that it is never the default when a real one exists.
+ * - buffers: device memory is cl_mem buffers rather than coarse-grained
+ *   SVM (memory.c): where the device has no coarse-grained SVM, or where
+ *   CLSTREAM_MEMORY=buffers forces it (so CI tests both paths on one
+ *   device).
+ * - flush_runs: clFlush executes the queued commands on the calling
+ *   thread and, reaching one whose wait list is incomplete, waits for it
+ *   (Oclgrind 21.10).  A flush must then never be made by a thread that
+ *   would later complete what the command waits for (stream.c defers it).
+ * - flush_together: the commands of one clFlush complete together
+ *   (rusticl in Mesa 22.3), so a command that waits for a user event holds
+ *   back the completion of every command flushed with it; the marker that
+ *   starts a host function is flushed on its own (stream.c).
+ * - flush_to_start: an unflushed command may never start, so the command
+ *   path flushes after every command.  NVIDIA's driver (580) and PoCL (3.1
+ *   and 5.0) were measured to start unflushed work on their own
+ *   (DRIVER-COSTS.md); every other driver is assumed not to.
+ * - command_events: launches, copies and fills ask the driver for their
+ *   events (stream.c, the command path).  Not on NVIDIA's driver, where
+ *   asking costs more than the command (+7.1 us on a 4.9 us launch) while
+ *   naming a stream's position later with a barrier costs 0.8 us; on
+ *   every other driver, since PoCL's events are nearly free (654 ns for a
+ *   launch with its event, 644 without) and a later barrier would cost
+ *   more, and the others are unmeasured.  CLSTREAM_COMMAND_EVENTS=0 or 1
+ *   forces either, so that CI on PoCL runs the event-less path too.
+ * - no_timestamps: decided when the device is opened, by the start-up
+ *   check in device.c: a 4 MiB fill that takes no time, or a profiling
+ *   resolution of 0 (rusticl: timestamps of 2 or 3), means the device
+ *   cannot time work, and clsEventElapsedTime returns
+ *   clsErrorNotSupported rather than 0.000 ms for real work.
+ */
+#include "ocl.h"
+
+#include <CL/cl_icd.h>
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "OpenCL 1.2 ..." -> 12; 0 when it cannot be read. */
+static int cls__parse_version(const char *v) {
+  int major = 0, minor = 0;
+  if (sscanf(v, "OpenCL %d.%d", &major, &minor) != 2) return 0;
+  return major * 10 + minor;
+}
+
+static int cls__platform_version(cl_platform_id p) {
+  char v[128] = "";
+  if (clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof v - 1, v, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  return cls__parse_version(v);
+}
+
+static int cls__device_version(cl_device_id d) {
+  char v[128] = "";
+  if (clGetDeviceInfo(d, CL_DEVICE_VERSION, sizeof v - 1, v, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  return cls__parse_version(v);
+}
+
+/* Whether the platform says it is reached through an ICD loader
+ * (cl_khr_icd): only then do its objects start with a dispatch table. */
+static int cls__platform_is_icd(cl_platform_id p) {
+  char ext[4096] = "";
+  if (clGetPlatformInfo(p, CL_PLATFORM_EXTENSIONS, sizeof ext - 1, ext, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  return strstr(ext, "cl_khr_icd") != NULL;
+}
+
+int cls__facts_version(cl_platform_id p, cl_device_id d) {
+  int pv = cls__platform_version(p), dv = cls__device_version(d);
+  if (!pv) return dv ? dv : 10;
+  if (!dv) return pv;
+  return pv < dv ? pv : dv;
+}
+
+int cls__facts_can_split(cl_platform_id p, cl_device_id d) {
+  if (cls__facts_version(p, d) < 12) return 0;
+  /* The ICD loader forwards clCreateSubDevices through the device's
+   * dispatch table: a driver without the entry point leaves it NULL. */
+  if (cls__platform_is_icd(p)) {
+    struct _cl_icd_dispatch *const *table = (void *)d;
+    if (!*table || !(*table)->clCreateSubDevices) return 0;
+  }
+  cl_uint max = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_PARTITION_MAX_SUB_DEVICES, sizeof max, &max,
+                      NULL) != CL_SUCCESS ||
+      max < 2)
+    return 0;
+  cl_device_partition_property props[16] = {0};
+  size_t n = 0;
+  if (clGetDeviceInfo(d, CL_DEVICE_PARTITION_PROPERTIES, sizeof props, props,
+                      &n) != CL_SUCCESS)
+    return 0;
+  for (size_t i = 0; i < n / sizeof props[0] && i < 16; ++i)
+    if (props[i] == CL_DEVICE_PARTITION_EQUALLY) return 1;
+  return 0;
+}
+
+/* Case-insensitive substring. */
+static int cls__has_word(const char *s, const char *w) {
+  size_t n = strlen(w);
+  for (; *s; ++s) {
+    size_t i = 0;
+    while (i < n && s[i] && (s[i] | 0x20) == (w[i] | 0x20)) ++i;
+    if (i == n) return 1;
+  }
+  return 0;
+}
+
+int cls__facts_simulator(const char *platform, const char *device) {
+  return cls__has_word(platform, "oclgrind") ||
+         cls__has_word(device, "oclgrind");
+}
+
+/* CLSTREAM_MEMORY=buffers forces buffer-backed memory on every device,
+ * =svm (or unset) keeps SVM where the device has it. */
+static int cls__force_buffers(void) {
+  const char *v = getenv("CLSTREAM_MEMORY");
+  return v && !strcmp(v, "buffers");
+}
+
+void cls__facts_read(cls__ocl_device *d) {
+  cls__ocl_facts *f = &d->facts;
+  f->version = cls__facts_version(d->plat->id, d->id);
+  f->simulator = cls__facts_simulator(d->plat->name, d->name);
+  int svm = f->version >= 20 && (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
+  if (!svm) d->svm = 0; /* never make an SVM call on this device */
+  f->buffers = !svm || cls__force_buffers();
+  f->flush_runs = cls__has_word(d->plat->name, "oclgrind");
+  f->flush_together = cls__has_word(d->plat->name, "rusticl");
+  int nvidia = strstr(d->plat->name, "NVIDIA") != NULL;
+  f->flush_to_start =
+      !nvidia && !strstr(d->plat->name, "Portable Computing Language");
+  const char *ce = getenv("CLSTREAM_COMMAND_EVENTS");
+  f->command_events =
+      ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
+  cl_uint bits = 0;
+  if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
+                      NULL) != CL_SUCCESS ||
+      bits < 8)
+    bits = 1024; /* 128 bytes, the largest seen */
+  f->base_align = bits / 8;
+}
