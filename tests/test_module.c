@@ -646,6 +646,48 @@ START_TEST(function_on_every_device) {
 }
 END_TEST
 
+/* A kernel argument that is neither device memory nor mapped host memory
+ * is refused at launch (InvalidValue, nothing runs) on OpenCL, instead of
+ * running with its writes lost: ordinary host memory and page-locked
+ * clsMallocHost memory, which OpenCL kernels cannot reach.  (On CUDA a
+ * bad pointer faults in the kernel, and pinned memory is kernel memory.) */
+START_TEST(launch_refuses_host_pointers) {
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  if (strcmp(p.platformName, "CUDA") == 0) {
+    printf("SKIP launch_refuses_host_pointers: the CUDA build launches "
+           "them, as CUDA does\n");
+    return;
+  }
+  arith a;
+  arith_load(&a);
+  static int host[64];
+  int *pinned = NULL;
+  CK_OK(clsMallocHost((void **)&pinned, 64 * sizeof(int)));
+  memset(pinned, 0, 64 * sizeof(int));
+  CK_CLS(launch_fill(&a, NULL, host, 5, 64), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_CLS(launch_fill(&a, NULL, pinned, 5, 64), clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  int *inside = dev_ints(64);
+  CK_CLS(launch_fill(&a, NULL, inside + 64 * 1024 * 1024, 5, 64),
+         clsErrorInvalidValue);
+  /* Device memory still launches, and nothing refused has run. */
+  CK_OK(launch_fill(&a, NULL, inside, 6, 64));
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(inside, 6, 64, "device memory");
+  for (int i = 0; i < 64; ++i) {
+    ck_assert_int_eq(host[i], 0);
+    ck_assert_int_eq(pinned[i], 0);
+  }
+  CK_OK(clsFree(inside));
+  CK_OK(clsFreeHost(pinned));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Unloaded modules and their functions -> InvalidResourceHandle; launches
  * already enqueued still run. */
 START_TEST(unload_handles_and_pending_launch) {
@@ -827,6 +869,7 @@ int main(void) {
   tcase_add_test(tc, block_of_max_threads);
   tcase_add_test(tc, parameter_lists_in_many_styles);
   tcase_add_loop_test(tc, function_on_every_device, 0, 2);
+  tcase_add_test(tc, launch_refuses_host_pointers);
   tcase_add_test(tc, unload_handles_and_pending_launch);
   tcase_add_test(tc, launch_stream_order);
   tcase_add_test(tc, launch_other_param_types);

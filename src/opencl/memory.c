@@ -240,7 +240,31 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   cl_mem mem;
   size_t off;
   if (!cls__ocl_buffer_at(ptr, &mem, &off, NULL)) {
-    if (d->facts.buffers) {
+    /* Only memory kernels can reach goes to the driver: a host pointer
+     * or pinned (clsMallocHost) memory would run, and its writes would be
+     * lost (CUDA faults instead). */
+    int owner = -1;
+    int kind = cls__mem_lookup(ptr, NULL, NULL, &owner);
+    int reach = kind == CLS__MEM_DEVICE || kind == CLS__MEM_POOL ||
+                kind == CLS__MEM_MANAGED || kind == CLS__MEM_HOST_MAPPED ||
+                (kind == CLS__MEM_REGISTERED && d->ident.system_svm);
+    if (!reach) {
+      *what = kind == CLS__MEM_HOST
+                  ? "passing clsMallocHost memory to a kernel (page-locked "
+                    "memory is not kernel memory on OpenCL; use "
+                    "clsHostAlloc with clsHostAllocMapped and "
+                    "clsHostGetDevicePointer)"
+                  : "passing a pointer that is not device memory (nor mapped "
+                    "host memory) to a kernel";
+      return CL_INVALID_ARG_VALUE;
+    }
+    if (kind != CLS__MEM_HOST_MAPPED && kind != CLS__MEM_REGISTERED &&
+        owner >= 0 && !cls__b_shares_memory(owner, d->index)) {
+      *what = "passing memory of a device of another OpenCL platform to a "
+              "kernel";
+      return CL_INVALID_ARG_VALUE;
+    }
+    if (d->facts.buffers && !d->svm) {
       *what = "passing a pointer that is not clsMalloc memory to a kernel "
               "on a device without SVM";
       return CL_INVALID_ARG_VALUE;

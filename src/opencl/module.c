@@ -552,7 +552,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                                                   : "CL_INVALID_WORK_GROUP_SIZE",
                        f->hint_wg);
   if (i < f->nargs) {
-    char buf[160];
+    char buf[320];
     snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
              (unsigned)i);
     return cls__ocl_error(err, buf);

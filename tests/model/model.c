@@ -362,7 +362,14 @@ static void mark(model *m, int n, int sure) {
 
 /* ---- Buffers ---------------------------------------------------------------- */
 
+/* The buffer as the host's copies see it, and as kernels see it (host
+ * buffers are mapped host memory, as CUDA's pinned memory is to kernels:
+ * their device pointer comes from clsHostGetDevicePointer). */
 static unsigned *bufptr(int b) { return b < NDEV ? g_dbuf[b] : g_hbuf[b - NDEV]; }
+static unsigned *g_hdev[NHOST];
+static unsigned *kernptr(int b) {
+  return b < NDEV ? g_dbuf[b] : g_hdev[b - NDEV];
+}
 
 static int can_read(const model *m, int b, const uint64_t *anc) {
   return ordered(m, m->buf[b].writer, anc);
@@ -796,11 +803,12 @@ static void exec_op(model *m, const op *o) {
   char what[200];
   op_text(o, what, sizeof what);
   unsigned *d = bufptr(o->b >= 0 ? o->b : 0);
+  unsigned *kd = kernptr(o->b >= 0 ? o->b : 0); /* d as kernels see it */
   unsigned nn = N;
   switch (o->k) {
   case OP_FILL: {
     if (x) {
-      void *args[] = {&d, (void *)&o->v, &nn};
+      void *args[] = {&kd, (void *)&o->v, &nn};
       r = clsLaunchKernel(g_fill, grid, block, args, 0, sh);
     }
     n = new_node(m, s, N_CMD, a);
@@ -811,7 +819,7 @@ static void exec_op(model *m, const op *o) {
   case OP_ADD: {
     if (x) {
       unsigned iters = (unsigned)o->off, zero = 0;
-      void *args[] = {&d, (void *)&o->v, &nn, &iters, &zero};
+      void *args[] = {&kd, (void *)&o->v, &nn, &iters, &zero};
       r = clsLaunchKernel(g_add, grid, block, args, 0, sh);
     }
     n = new_node(m, s, N_CMD, a);
@@ -820,9 +828,9 @@ static void exec_op(model *m, const op *o) {
     break;
   }
   case OP_KCOPY: {
-    unsigned *src = bufptr(o->b2);
+    unsigned *src = kernptr(o->b2);
     if (x) {
-      void *args[] = {&d, &src, &nn};
+      void *args[] = {&kd, &src, &nn};
       r = clsLaunchKernel(g_kcopy, grid, block, args, 0, sh);
     }
     n = new_node(m, s, N_CMD, a);
@@ -1332,8 +1340,19 @@ static int setup_process(void) {
     return 0;
   for (int b = 0; b < NDEV; ++b)
     if (clsMalloc((void **)&g_dbuf[b], N * sizeof(unsigned))) return 0;
-  for (int h = 0; h < NHOST; ++h)
-    if (clsMallocHost((void **)&g_hbuf[h], N * sizeof(unsigned))) return 0;
+  for (int h = 0; h < NHOST; ++h) {
+    clsError_t e = clsHostAlloc((void **)&g_hbuf[h], N * sizeof(unsigned),
+                                clsHostAllocMapped);
+    if (e == clsSuccess)
+      e = clsHostGetDevicePointer((void **)&g_hdev[h], g_hbuf[h], 0);
+    if (e != clsSuccess) {
+      fprintf(stderr,
+              "clstream-model: kernels use the host buffers, which needs "
+              "mapped host memory (canMapHostMemory): %s\n",
+              clsGetErrorName(e));
+      return 0;
+    }
+  }
   if (clsMallocHost((void **)&g_readback, N * sizeof(unsigned))) return 0;
   if (clsStreamCreateWithFlags(&g_reader, clsStreamNonBlocking)) return 0;
   return 1;
