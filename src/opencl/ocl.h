@@ -1,8 +1,32 @@
 /*
  * Private to the OpenCL backend: its objects and the helpers its files
- * share.  Lock order (outer to inner): stream.lock -> function.lock ->
- * device.busy_lock -> stream.last_lock; pool.lock (pool.c) -> event.lock.
- * No lock is held while waiting on the device.
+ * share.
+ *
+ * Every mutex of the backend, outer to inner: a thread holding one may
+ * take only those below it in its chain.  No lock is held while waiting
+ * on the device, except where a comment at the place says why (the
+ * last-resort clFinish when not even a barrier can be enqueued).
+ *
+ * | lock | file | guards | taken inside |
+ * |---|---|---|---|
+ * | device.open_lock | device.c | opening the device once | platform.lock |
+ * | platform.lock | device.c | the platform's shared context | (leaf) |
+ * | stream.lock (enqueue) | stream.c | enqueue order on the queue, waits | function.lock, device.busy_lock, stream.last_lock (own and others') |
+ * | function.lock | module.c | a cl_kernel's arguments until the enqueue | buffer table (read), the front's allocation table (read) |
+ * | device.streams_lock | stream.c | the live stream list | stream.last_lock |
+ * | device.busy_lock | stream.c | the busy list and orphans | stream.last_lock |
+ * | stream.last_lock | stream.c | newest command, unnamed count, waits | (leaf; enqueues a barrier, never waits) |
+ * | event.lock | event.c | an event's newest record | (leaf) |
+ * | pool.lock | pool.c | a device's stream-ordered pool | event.lock (through the event calls) |
+ * | module.lock | module.c | a module's function list | (leaf) |
+ * | buffer table (rwlock) | memory.c | buffer allocations and sub-buffers | (leaf) |
+ * | pinned_lock | memory.c | clsMallocHost buffers | (leaf) |
+ * | worker lock + cond | stream.c | the worker pool's job queue | (leaf) |
+ * | sleeper m + c | stream.c | one sleeping wait | (leaf) |
+ * | monitor lock + cond | stream.c | watches and unflushed queues | (leaf) |
+ * | trace_lock | trace.c | the timeline trace | (leaf) |
+ *
+ * Event callbacks from the driver take only the worker and sleeper locks.
  */
 #ifndef CLSTREAM_OPENCL_OCL_H
 #define CLSTREAM_OPENCL_OCL_H
