@@ -17,7 +17,8 @@
  *                     a ulong) where the device has one: CUDA; OpenCL
  *                     drivers with cl_khr_kernel_clock or a compiler that
  *                     offers __builtin_readcyclecounter (PoCL's CPU device:
- *                     the CPU's time-stamp counter).  CLS_HAS_CLOCK64 is 1
+ *                     the CPU's time-stamp counter; not NVIDIA's OpenCL,
+ *                     where it reads 0).  CLS_HAS_CLOCK64 is 1
  *                     there and 0 elsewhere, where using cls_clock64() is
  *                     a build error that names it (clsErrorInvalidSource,
  *                     the log in clsGetLastBuildLog), never a clock that
@@ -65,7 +66,9 @@
 #if defined(__opencl_c_kernel_clock_scope_device)
 #define CLS_HAS_CLOCK64 1
 #define cls_clock64() ((ulong)clock_read_device())
-#else
+#elif !defined(cl_nv_pragma_unroll)
+/* (NVIDIA's OpenCL compiler has the builtin, but it reads 0: seen on the
+ * H200, driver 580.) */
 #ifdef __has_builtin
 #if __has_builtin(__builtin_readcyclecounter)
 #define CLS_HAS_CLOCK64 1

@@ -44,13 +44,16 @@ clsError_t clsFreeAsync(void *devPtr, clsStream_t s) {
                             "%p is not the start of a clsMallocAsync or "
                             "clsMalloc allocation",
                             devPtr));
-  if (adev != dev && !cls__b_shares_memory(adev, dev))
-    e = cls__reason(clsErrorInvalidValue,
-                    "%p is memory of device %d, which does not share memory "
-                    "with the stream's device %d",
-                    devPtr, adev, dev);
-  else
+  if (adev != dev && !cls__b_shares_memory(adev, dev)) {
+    /* Memory of another OpenCL platform's device: its pool cannot follow
+     * this stream's position, so the free waits here for the stream's
+     * earlier work (CUDA's returns at once), then gives the memory back. */
+    e = cls__b_stream_sync(b);
+    if (e == clsSuccess) e = cls__mem_release(kind, adev, devPtr, size);
+    if (e == clsSuccess) CLS__RETURN(clsSuccess);
+  } else {
     e = cls__b_free_async(b, adev, devPtr, size, kind);
+  }
   if (e != clsSuccess) {
     /* Not freed: the allocation is still the caller's. */
     (void)cls__mem_add(devPtr, size, kind, adev);

@@ -235,7 +235,12 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
    * portable way to pass a null pointer. */
   if (!ptr) {
     *what = "clSetKernelArg";
-    return clSetKernelArg(k, i, sizeof(cl_mem), NULL);
+    cl_int err = clSetKernelArg(k, i, sizeof(cl_mem), NULL);
+    if (err == CL_SUCCESS) return err;
+    /* NVIDIA's driver refused it where the same parameter had an SVM
+     * pointer before (seen on the H200); the SVM form of NULL then. */
+    *what = "clSetKernelArgSVMPointer";
+    return clSetKernelArgSVMPointer(k, i, NULL);
   }
   cl_mem mem;
   size_t off;
