@@ -18,7 +18,8 @@
  *                     drivers with cl_khr_kernel_clock or a compiler that
  *                     offers __builtin_readcyclecounter (PoCL's CPU device:
  *                     the CPU's time-stamp counter; not NVIDIA's OpenCL,
- *                     where it reads 0).  CLS_HAS_CLOCK64 is 1
+ *                     where it reads 0, nor rusticl's, whose SPIR-V
+ *                     translator cannot take it: only CPU targets).  CLS_HAS_CLOCK64 is 1
  *                     there and 0 elsewhere, where using cls_clock64() is
  *                     a build error that names it (clsErrorInvalidSource,
  *                     the log in clsGetLastBuildLog), never a clock that
@@ -66,9 +67,13 @@
 #if defined(__opencl_c_kernel_clock_scope_device)
 #define CLS_HAS_CLOCK64 1
 #define cls_clock64() ((ulong)clock_read_device())
-#elif !defined(cl_nv_pragma_unroll)
-/* (NVIDIA's OpenCL compiler has the builtin, but it reads 0: seen on the
- * H200, driver 580.) */
+#elif !defined(cl_nv_pragma_unroll) &&                                    \
+    (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||   \
+     defined(__arm__) || defined(__powerpc64__) || defined(__riscv))
+/* Only where the kernel compiles for a CPU (PoCL): NVIDIA's OpenCL
+ * compiler has the builtin, but it reads 0 (seen on the H200, driver 580),
+ * and compilers that go through SPIR-V (rusticl) have it too, but their
+ * translator aborts the process on it. */
 #ifdef __has_builtin
 #if __has_builtin(__builtin_readcyclecounter)
 #define CLS_HAS_CLOCK64 1

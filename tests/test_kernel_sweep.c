@@ -18,9 +18,9 @@
  *   cls-sweep: expect build error   it must fail to build (InvalidSource);
  *   cls-sweep: options OPTS         it is built with the options OPTS;
  *   cls-sweep: opencl only          it is skipped on the CUDA build.
- * Every other module must build.  A module that fails to build, uses
- * double and runs on a device without fp64 (a build probe says so) is
- * skipped with a SKIP line.
+ * Every other module must build.  A module that fails to build and uses
+ * double on a device without fp64, or cls_clock64() on a device without a
+ * clock (build probes say so), is skipped with a SKIP line.
  *
  * Each kernel of a built module (found by scanning the source, with a
  * small preprocessor, for CLS_KERNEL [attributes] void NAME(params), where
@@ -726,7 +726,8 @@ static void scan_kernels(const char *module, const char *options, int cuda,
 typedef struct sweep {
   clsDeviceProp prop;
   int cuda; /* the CUDA build */
-  int fp64; /* -1 not probed yet, 0 no, 1 yes */
+  int fp64;    /* -1 not probed yet, 0 no, 1 yes */
+  int clock64; /* the same for cls_clock64() */
   void *buf[SWEEP_MAX_PARAMS];
   int failures;
   char first[1024]; /* the first failure, for the assertion message */
@@ -767,22 +768,34 @@ static void log_head(char *out, size_t outsz, int max_lines) {
   out[o] = '\0';
 }
 
-static int device_has_fp64(sweep *w) {
-  if (w->fp64 < 0) {
+/* Whether a probe source builds on the device (cached in *known: -1 not
+ * probed yet, 0 no, 1 yes). */
+static int device_builds(int *known, const char *probe) {
+  if (*known < 0) {
     clsModule_t m;
-    clsError_t r = clsModuleLoadData(
-        &m,
-        "CLS_KERNEL void cls_sweep_fp64(CLS_GLOBAL double *p) {\n"
-        "  p[0] = 0.5 * p[0];\n"
-        "}\n",
-        NULL);
-    w->fp64 = r == clsSuccess;
+    clsError_t r = clsModuleLoadData(&m, probe, NULL);
+    *known = r == clsSuccess;
     if (r == clsSuccess)
       CK_OK(clsModuleUnload(m));
     else
       (void)clsGetLastError();
   }
-  return w->fp64;
+  return *known;
+}
+
+static int device_has_fp64(sweep *w) {
+  return device_builds(&w->fp64,
+                       "CLS_KERNEL void cls_sweep_fp64(CLS_GLOBAL double *p) {\n"
+                       "  p[0] = 0.5 * p[0];\n"
+                       "}\n");
+}
+
+/* cls_clock64() exists only where the device has a clock (the dialect). */
+static int device_has_clock64(sweep *w) {
+  return device_builds(&w->clock64, "#if !CLS_HAS_CLOCK64\n"
+                                    "#error no device clock\n"
+                                    "#endif\n"
+                                    "CLS_KERNEL void cls_sweep_clock(void) {}\n");
 }
 
 /* ---- Crashes ---------------------------------------------------------- */
@@ -982,6 +995,13 @@ static void sweep_module(sweep *w, const src_list *all, size_t at,
       ++w->skipped;
       goto done;
     }
+    if (strstr(m->text, "cls_clock64") && !device_has_clock64(w)) {
+      printf("SKIP kernel sweep: %s:%d (module %d): uses cls_clock64(), "
+             "device has no clock: %s\n",
+             m->file, m->line, m->index, line1);
+      ++w->skipped;
+      goto done;
+    }
     sweep_fail(w, m, NULL, "build failed (%s%s%s): %s", clsGetErrorName(r),
                mk.options[0] ? ", options " : "", mk.options, head);
     goto done;
@@ -1019,6 +1039,7 @@ START_TEST(sweep_every_kernel) {
   sweep w;
   memset(&w, 0, sizeof w);
   w.fp64 = -1;
+  w.clock64 = -1;
   int dev = 0;
   CK_OK(clsGetDevice(&dev));
   CK_OK(clsGetDeviceProperties(&w.prop, dev));

@@ -21,6 +21,9 @@ int main() {
   int *d = nullptr;
   CUDA_CHECK(cudaMalloc(reinterpret_cast<void **>(&d), n * sizeof(int)));
   CUDA_CHECK(cudaMemset(d, 0, n * sizeof(int)));
+  /* cudaMemset of device memory returns at once (CUDA 13), and the
+   * non-blocking stream below does not wait for the legacy stream. */
+  CUDA_CHECK(cudaDeviceSynchronize());
 
   cudaStream_t s;
   CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
