@@ -7,7 +7,7 @@
 #   pocl-svm      PoCL's CPU device, device memory in coarse-grained SVM:
 #                 everything (unit, examples, model, fault, install)
 #   pocl-buffers  the same device with CLSTREAM_MEMORY=buffers: unit tests,
-#                 examples, CUDA-name tests, tools
+#                 examples, CUDA-name tests, tools, the model
 #   rusticl       Mesa's rusticl on llvmpipe (RUSTICL_ENABLE=llvmpipe;
 #                 OpenCL 3.0 without SVM): the same labels
 #   oclgrind      the Oclgrind simulator (OpenCL 1.2) with its API checks
@@ -71,7 +71,7 @@ if cls_icd_dir pocl "$root/icd-pocl"; then
     run pocl-svm) || status=1
   (export OCL_ICD_VENDORS=$root/icd-pocl CLSTREAM_MEMORY=buffers
     unset CLSTREAM_DEVICE
-    run pocl-buffers -L 'unit|example|cuda_names|tools') || status=1
+    run pocl-buffers -L 'unit|example|cuda_names|tools|model') || status=1
 else
   echo "ci/test.sh: PoCL's ICD library not found" >&2
   status=1
@@ -81,7 +81,7 @@ fi
 if cls_icd_dir rusticl "$root/icd-rusticl"; then
   (export OCL_ICD_VENDORS=$root/icd-rusticl RUSTICL_ENABLE=llvmpipe
     unset CLSTREAM_MEMORY CLSTREAM_DEVICE
-    run rusticl -L 'unit|example|cuda_names|tools') || status=1
+    run rusticl -L 'unit|example|cuda_names|tools|model') || status=1
 else
   summary+=("rusticl: skipped (mesa-opencl-icd not installed)")
 fi
