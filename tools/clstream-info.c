@@ -264,8 +264,10 @@ int main(int argc, char **argv) {
     clsError_t sel = clsSetDevice(d);
     /* The timing fallback is decided when the device is first opened. */
     clsDeviceProp opened;
-    if (sel == clsSuccess && clsGetDeviceProperties(&opened, d) == clsSuccess)
+    if (sel == clsSuccess && clsGetDeviceProperties(&opened, d) == clsSuccess) {
       p->timingFallback = opened.timingFallback;
+      p->timerResolutionNs = opened.timerResolutionNs; /* 0: no timing */
+    }
     int least = 0, greatest = 0;
     clsError_t prio_err = clsErrorNotSupported;
     if (sel == clsSuccess)
@@ -276,7 +278,12 @@ int main(int argc, char **argv) {
              greatest);
     else
       printf("  %-22s %s\n", "stream priorities:", yes_no(p->streamPriorities));
-    printf("  %-22s %g ns\n", "timer resolution:", p->timerResolutionNs);
+    if (sel == clsSuccess && p->timerResolutionNs == 0)
+      printf("  %-22s 0 ns: no usable timestamps (clsEventElapsedTime "
+             "returns clsErrorNotSupported)\n",
+             "timer resolution:");
+    else
+      printf("  %-22s %g ns\n", "timer resolution:", p->timerResolutionNs);
     printf("  %-22s %s\n", "timing fallback:",
            p->timingFallback == 1   ? "yes (timed records use a 4-byte copy)"
            : p->timingFallback ? "behind host functions and waits (timed "

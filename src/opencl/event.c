@@ -183,12 +183,19 @@ static clsError_t cls__end_time(cls__bevent *e, cl_ulong *t) {
   return clsSuccess;
 }
 
+static int cls__state_error(clsError_t e) {
+  return e == clsErrorInvalidResourceHandle || e == clsErrorNotReady ||
+         e == clsErrorLaunchFailure;
+}
+
 clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b) {
   cl_ulong ta = 0, tb = 0;
   clsError_t r = cls__end_time(a, &ta);
   clsError_t r2 = cls__end_time(b, &tb);
-  if (r == clsSuccess) r = r2;
-  if (r != clsSuccess && r != clsErrorNotSupported) return r;
+  /* An event's state (never recorded, failed, not complete) comes before
+   * a failed timestamp query of the other. */
+  if (r == clsSuccess || (!cls__state_error(r) && cls__state_error(r2))) r = r2;
+  if (cls__state_error(r)) return r;
   /* A device whose timestamps cannot time work (facts.c) gives an error,
    * never 0.000 ms for real work; (e, e) is 0 everywhere. */
   cls__bevent *untimed = a->dev->facts.no_timestamps   ? a

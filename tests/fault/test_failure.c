@@ -374,6 +374,41 @@ START_TEST(error_is_not_sticky) {
 }
 END_TEST
 
+/* A flush that fails leaves commands that may never be submitted: the
+ * library flushes the queue again (its monitor thread) until a flush
+ * succeeds, with no further call from the program, and the work is done. */
+START_TEST(failed_flush_is_retried) {
+  shim();
+  long (*flushes)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "clsfault_count");
+  ck_assert_ptr_nonnull(flushes);
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(256);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsDeviceSynchronize());
+  /* Count only clFlush calls from here; the first fails (-5 is
+   * CL_OUT_OF_RESOURCES). */
+  fault_config(1, -5, "clFlush", 0, 0);
+  CK_OK(launch_fill(&a, s, d, 5, 256));
+  /* A record is flushed (others may wait on it) also where launches are
+   * not (CLSTREAM_COMMAND_EVENTS=0); the first flush fails. */
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  CK_OK(clsEventRecord(e, s));
+  ck_assert_int_ge(flushes(), 1);
+  double t0 = now_ms();
+  while (flushes() < 2 && now_ms() - t0 < SOON_MS) sleep_ms(1);
+  ck_assert_msg(flushes() >= 2, "the failed flush was never retried");
+  CK_OK(clsStreamSynchronize(s));
+  dev_expect(d, 5, 256, "the buffer behind the failed flush");
+  CK_OK(clsEventDestroy(e));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("failure");
   TCase *tc = tcase_timed("failed_commands", 30);
@@ -388,6 +423,7 @@ int main(void) {
   tcase_add_loop_test(tc, destroyed_failed_stream_still_fails_legacy_work, 0, 2);
   tcase_add_loop_test(tc, failed_pageable_copy_reports_launch_failure, 0, 2);
   tcase_add_loop_test(tc, error_is_not_sticky, 0, 2);
+  tcase_add_test(tc, failed_flush_is_retried);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -29,6 +29,14 @@ if [[ ! -d $build/tests ]]; then
 fi
 cmake --build "$build" -j2 --target "${tests[@]}"
 
+# Only PoCL's OpenCL driver is loaded (ci/icd.sh says why: another
+# vendor's library, such as Mesa's clover, may leak at load).
+# shellcheck source=ci/icd.sh
+source "$root/ci/icd.sh"
+if cls_icd_dir pocl "$build/icd-pocl"; then
+  export OCL_ICD_VENDORS=$build/icd-pocl
+fi
+
 # Two devices (PoCL's CPU split in two) for the cross-device tests: in one
 # process the library initializes once, so set it for every test.
 export CLSTREAM_SPLIT_DEVICES=2
