@@ -139,7 +139,14 @@ static void cls__define(cls__pp *pp, cls__tok name, const char *body,
   pp->macros[pp->nmacros++] = (cls__macro){name, body, blen, function_like};
 }
 
+/* Macros that expand into ever more tokens are cut off here. */
+#define CLS__MAX_TOKENS ((size_t)1 << 22)
+
 static void cls__push(cls__pp *pp, cls__tok t) {
+  if (pp->ntoks >= CLS__MAX_TOKENS) {
+    pp->oom = 1;
+    return;
+  }
   if (pp->ntoks == pp->captoks) {
     size_t cap = pp->captoks ? pp->captoks * 2 : 1024;
     cls__tok *n = realloc(pp->toks, cap * sizeof *n);
@@ -588,7 +595,10 @@ int cls__kernel_params(const char *source, const char *options,
     if (found == 0) found = n;
   }
   if (pp.oom) {
-    snprintf(why, nwhy, "out of host memory reading the kernel source");
+    snprintf(why, nwhy,
+             "out of host memory reading the kernel source (or its macros "
+             "expand to more than %zu tokens)",
+             CLS__MAX_TOKENS);
     found = -1;
   }
   free(pp.toks);
