@@ -19,8 +19,8 @@
   do {                                                                         \
     cudaError_t ck_err_ = (call);                                              \
     if (ck_err_ != cudaSuccess)                                                \
-      return raw_fail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,                \
-                  cudaGetErrorName(ck_err_));                                  \
+      return raw_fail("%s:%d: %s -> %s", __FILE__, __LINE__, #call,            \
+                      cudaGetErrorName(ck_err_));                              \
   } while (0)
 
 static int dev = -1;

@@ -25,7 +25,7 @@
   do {                                                                         \
     cl_int ck_err_ = (call);                                                   \
     if (ck_err_ != CL_SUCCESS)                                                 \
-      return raw_fail("%s:%d: %s -> %d", __FILE__, __LINE__, #call, ck_err_);      \
+      return raw_fail("%s:%d: %s -> %d", __FILE__, __LINE__, #call, ck_err_);  \
   } while (0)
 
 static cl_device_id dev;

@@ -19,16 +19,13 @@
  *                     offers __builtin_readcyclecounter (PoCL's CPU device:
  *                     the CPU's time-stamp counter; not NVIDIA's OpenCL,
  *                     where it reads 0, nor rusticl's, whose SPIR-V
- *                     translator cannot take it: only CPU targets).  CLS_HAS_CLOCK64 is 1
- *                     there and 0 elsewhere, where using cls_clock64() is
- *                     a build error that names it (clsErrorInvalidSource,
- *                     the log in clsGetLastBuildLog), never a clock that
- *                     does not advance.
- *   size_t            as a kernel parameter type, a host size_t: OpenCL C
- *                     forbids size_t parameters (its width is the
- *                     device's), so in OpenCL kernel source size_t and
- *                     ptrdiff_t mean ulong and long, 64 bits like the
- *                     host's (clstream's hosts are 64-bit)
+ *                     translator cannot take it: only CPU targets).
+ * CLS_HAS_CLOCK64 is 1 there and 0 elsewhere, where using cls_clock64() is a
+ * build error that names it (clsErrorInvalidSource, the log in
+ * clsGetLastBuildLog), never a clock that does not advance. size_t as a kernel
+ * parameter type, a host size_t: OpenCL C forbids size_t parameters (its width
+ * is the device's), so in OpenCL kernel source size_t and ptrdiff_t mean ulong
+ * and long, 64 bits like the host's (clstream's hosts are 64-bit)
  *
  * Kernel sources are C as OpenCL C accepts it; on CUDA they compile as
  * C++ (NVRTC), so the CUDA branch also maps C99's `restrict` and OpenCL C's
@@ -67,8 +64,8 @@
 #if defined(__opencl_c_kernel_clock_scope_device)
 #define CLS_HAS_CLOCK64 1
 #define cls_clock64() ((ulong)clock_read_device())
-#elif !defined(cl_nv_pragma_unroll) &&                                    \
-    (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||   \
+#elif !defined(cl_nv_pragma_unroll) &&                                         \
+    (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||       \
      defined(__arm__) || defined(__powerpc64__) || defined(__riscv))
 /* Only where the kernel compiles for a CPU (PoCL): NVIDIA's OpenCL
  * compiler has the builtin, but it reads 0 (seen on the H200, driver 580),

@@ -166,15 +166,15 @@ typedef void (*clsStreamCallback_t)(clsStream_t stream, clsError_t status,
 /* Device properties.  The first fields mirror cudaDeviceProp's; the
  * cls-specific ones follow. */
 typedef struct clsDeviceProp {
-  char name[256]; /* Device name. */
-  size_t totalGlobalMem; /* Device memory, bytes. */
+  char name[256];           /* Device name. */
+  size_t totalGlobalMem;    /* Device memory, bytes. */
   size_t sharedMemPerBlock; /* Local (shared) memory per block, bytes. */
-  int multiProcessorCount; /* Compute units. */
-  int maxThreadsPerBlock; /* Largest block (work-group). */
-  int maxThreadsDim[3]; /* Largest block in each dimension. */
-  int maxGridSize[3]; /* Largest grid in each dimension, blocks. */
-  int warpSize; /* SIMD width where known, else 1. */
-  int clockRate; /* kHz */
+  int multiProcessorCount;  /* Compute units. */
+  int maxThreadsPerBlock;   /* Largest block (work-group). */
+  int maxThreadsDim[3];     /* Largest block in each dimension. */
+  int maxGridSize[3];       /* Largest grid in each dimension, blocks. */
+  int warpSize;             /* SIMD width where known, else 1. */
+  int clockRate;            /* kHz */
   /* Compute capability.  On the CUDA build and for NVIDIA devices under
    * OpenCL (cl_nv_device_attribute_query), the hardware's own.  For any
    * other OpenCL device, 7.5: the oldest compute capability CUDA 13
@@ -204,38 +204,38 @@ typedef struct clsDeviceProp {
   int memoryPoolsSupported;      /* 1 when clsMallocAsync works. */
   int streamPrioritiesSupported; /* As streamPriorities below. */
   /* clstream's own fields. */
-  char platformName[256]; /* OpenCL platform (or "CUDA"). */
-  char driverVersion[64]; /* Driver version string. */
-  int isCpu;                   /* 1 for a CPU device (PoCL). */
-  int svmCoarseGrain;          /* 1 when the device has coarse-grained
-                                  SVM (device memory unless bufferMemory). */
-  int selectable;              /* 1 when clsSetDevice accepts the device. */
-  int streamPriorities;        /* 1 when stream priorities take effect. */
-  double timerResolutionNs;    /* Profiling timer resolution. */
-  int timingFallback;          /* Where the driver's marker timestamps
-                                  were found wrong at start-up, timed
-                                  records there are a 4-byte copy: 1 for
-                                  every timed record, 2 only for those
-                                  behind a host function or a wait (as on
-                                  NVIDIA's OpenCL); 0 for none. */
+  char platformName[256];   /* OpenCL platform (or "CUDA"). */
+  char driverVersion[64];   /* Driver version string. */
+  int isCpu;                /* 1 for a CPU device (PoCL). */
+  int svmCoarseGrain;       /* 1 when the device has coarse-grained
+                               SVM (device memory unless bufferMemory). */
+  int selectable;           /* 1 when clsSetDevice accepts the device. */
+  int streamPriorities;     /* 1 when stream priorities take effect. */
+  double timerResolutionNs; /* Profiling timer resolution. */
+  int timingFallback;       /* Where the driver's marker timestamps
+                               were found wrong at start-up, timed
+                               records there are a 4-byte copy: 1 for
+                               every timed record, 2 only for those
+                               behind a host function or a wait (as on
+                               NVIDIA's OpenCL); 0 for none. */
   int clVersionMajor, clVersionMinor; /* The device's OpenCL version
                                          (CL_DEVICE_VERSION); 0, 0 on the
                                          CUDA build. */
   int computeCapabilityNative;        /* 1 when major.minor are the hardware's
                                          compute capability, 0 when they are
                                          clstream's nominal 7.5. */
-  int bufferMemory;            /* 1 when device memory is OpenCL buffers
-                                  behind addresses clstream reserves (no
-                                  coarse-grained SVM, or
-                                  CLSTREAM_MEMORY=buffers); 0 for SVM. */
-  int simulator;               /* 1 for a simulator (Oclgrind): listed
-                                  after every other device. */
-  size_t bufferArgAlign;       /* With bufferMemory: a kernel pointer
-                                  argument inside an allocation must lie at
-                                  an offset that is a multiple of this many
-                                  bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
-                                  other offsets give clsErrorInvalidValue.
-                                  1 otherwise. */
+  int bufferMemory;                   /* 1 when device memory is OpenCL buffers
+                                         behind addresses clstream reserves (no
+                                         coarse-grained SVM, or
+                                         CLSTREAM_MEMORY=buffers); 0 for SVM. */
+  int simulator;                      /* 1 for a simulator (Oclgrind): listed
+                                         after every other device. */
+  size_t bufferArgAlign;              /* With bufferMemory: a kernel pointer
+                                         argument inside an allocation must lie at
+                                         an offset that is a multiple of this many
+                                         bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
+                                         other offsets give clsErrorInvalidValue.
+                                         1 otherwise. */
 } clsDeviceProp;
 
 /* Compute modes (cudaComputeMode), as computeMode and
@@ -386,8 +386,7 @@ CLS_API clsError_t clsDeviceSynchronize(void);
 /* Stores the range of stream priorities: `least` (numerically greatest)
  * and `greatest` (numerically least).  0, 0 when the device has none.
  * Never blocks. */
-CLS_API clsError_t clsDeviceGetStreamPriorityRange(int *least,
-                                                   int *greatest);
+CLS_API clsError_t clsDeviceGetStreamPriorityRange(int *least, int *greatest);
 /* Stores attribute `attr` of `device` in *value (cudaDeviceGetAttribute).
  * clsErrorInvalidValue for a NULL value or an attribute that is not in
  * CUDA 13's enum, clsErrorInvalidDevice for a device out of range.  Never
@@ -611,9 +610,9 @@ CLS_API clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
  * be 0.  A zero dimension, a block or grid above the device's limits, or
  * sharedMem above sharedMemPerBlock returns clsErrorInvalidValue (as CUDA
  * 13 does), which, as any argument error, is not sticky.  Never blocks. */
-CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid,
-                                   clsDim3 block, void **args,
-                                   size_t sharedMem, clsStream_t s);
+CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
+                                   void **args, size_t sharedMem,
+                                   clsStream_t s);
 /* The calling thread's last build log ("" if none).  Owned by the library
  * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);

@@ -52,9 +52,10 @@
 #ifndef CLSTREAM_CUDA_H
 #define CLSTREAM_CUDA_H
 
-#if defined(__CUDA_RUNTIME_H__) || defined(__DRIVER_TYPES_H__) ||             \
+#if defined(__CUDA_RUNTIME_H__) || defined(__DRIVER_TYPES_H__) ||              \
     defined(__CUDA_RUNTIME_API_H__)
-#error "clstream_cuda.h: include it instead of the CUDA runtime headers, not with them"
+#error                                                                         \
+    "clstream_cuda.h: include it instead of the CUDA runtime headers, not with them"
 #endif
 
 #include "clstream.h"

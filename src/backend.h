@@ -99,8 +99,7 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e);
  * work in `s`, and later work in `s` waits until it returns.  The job
  * survives the destruction of `s`.  `job` is a cls__job whose run is
  * `run` (passed as well for backends that keep their own record). */
-clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
-                                  void *job);
+clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job);
 
 /* ---- Events ---------------------------------------------------------- */
 
@@ -156,8 +155,8 @@ enum cls__copy_mode {
 };
 /* Enqueues a copy of n (> 0) bytes on `s`; `kind` is resolved (never
  * Default).  `mode` is an enum cls__copy_mode; blocks as it says. */
-clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
-                         size_t n, clsMemcpyKind kind, int mode);
+clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,
+                         clsMemcpyKind kind, int mode);
 /* Enqueues on `s` a copy of n (> 0) bytes where a side is device memory
  * that `s`'s device cannot reach (cls__b_shares_memory says no): it is
  * staged through host memory, in `s`'s order, and each such side is also
@@ -239,9 +238,8 @@ void cls__b_pool_free_now(int dev, void *p, size_t size);
  * A compile error returns clsErrorInvalidSource, bad compiler options
  * clsErrorInvalidValue; either way *log (malloc'd, the caller frees) gets
  * the compiler's log.  On success *log may hold warnings or be NULL. */
-clsError_t cls__b_module_load(int dev, const char *source,
-                              const char *options, cls__bmodule **out,
-                              char **log);
+clsError_t cls__b_module_load(int dev, const char *source, const char *options,
+                              cls__bmodule **out, char **log);
 /* Releases the module; launches already enqueued still run. */
 void cls__b_module_unload(cls__bmodule *m);
 /* Looks up kernel `name`: clsErrorSymbolNotFound when absent.  The

@@ -31,8 +31,10 @@ static int cls__pick_default(int n, const clsDeviceProp *props) {
   if (cls__all_digits(v)) {
     long d = strtol(v, NULL, 10);
     if (d >= 0 && d < n) return (int)d;
-    cls__reason(clsErrorInvalidDevice, "CLSTREAM_DEVICE=%s: there are %d "
-                "devices", v, n);
+    cls__reason(clsErrorInvalidDevice,
+                "CLSTREAM_DEVICE=%s: there are %d "
+                "devices",
+                v, n);
     return -1;
   }
   for (int d = 0; d < n; ++d)
@@ -123,8 +125,8 @@ clsError_t cls__current_device(int *dev) {
 static clsError_t cls__valid_device(int device) {
   clsError_t e = cls__init();
   if (e == clsSuccess && (device < 0 || device >= cls__ndevices))
-    e = cls__reason(clsErrorInvalidDevice, "device %d is not in 0..%d",
-                    device, cls__ndevices - 1);
+    e = cls__reason(clsErrorInvalidDevice, "device %d is not in 0..%d", device,
+                    cls__ndevices - 1);
   return e;
 }
 
@@ -149,8 +151,7 @@ clsError_t clsSetDevice(int device) {
 
 clsError_t clsGetDevice(int *device) {
   CLS__NOT_IN_HOST_FN();
-  if (!device)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "device is NULL"));
+  if (!device) CLS__RETURN(cls__reason(clsErrorInvalidValue, "device is NULL"));
   CLS__RETURN(cls__current_index(device));
 }
 

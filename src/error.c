@@ -10,7 +10,8 @@
 
 /* Every code with its clstream name, CUDA's name and CUDA's description
  * (cudaGetErrorString's text in CUDA 13.0). */
-#define CLS__E(x, str) {cls##x, "cls" #x, "cuda" #x, str}
+#define CLS__E(x, str)                                                         \
+  { cls##x, "cls" #x, "cuda" #x, str }
 static const struct {
   clsError_t code;
   const char *name;
@@ -170,8 +171,8 @@ clsError_t cls__reason(clsError_t code, const char *fmt, ...) {
 clsError_t cls__finish(const char *func, clsError_t code) {
   if (CLS__LIKELY(code == clsSuccess || code == clsErrorNotReady)) {
     /* A reason is only ever written with logging on. */
-    if (CLS__UNLIKELY(atomic_load_explicit(&cls__log_state,
-                                           memory_order_relaxed) > 0) &&
+    if (CLS__UNLIKELY(
+            atomic_load_explicit(&cls__log_state, memory_order_relaxed) > 0) &&
         cls__why[0])
       cls__why[0] = '\0'; /* recovered */
     return code;

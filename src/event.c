@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#define CLS__EVENT_FLAGS                                                    \
+#define CLS__EVENT_FLAGS                                                       \
   (clsEventBlockingSync | clsEventDisableTiming | clsEventInterprocess)
 
 static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {
@@ -51,8 +51,8 @@ static inline cls__event *cls__event_get(clsEvent_t h) {
   return cls__handle_get(CLS__KIND_EVENT, (uintptr_t)h);
 }
 
-#define CLS__BAD_EVENT(h)                                                   \
-  cls__reason(clsErrorInvalidResourceHandle, "event %p is not a live event", \
+#define CLS__BAD_EVENT(h)                                                      \
+  cls__reason(clsErrorInvalidResourceHandle, "event %p is not a live event",   \
               (void *)(h))
 
 clsError_t clsEventDestroy(clsEvent_t h) {

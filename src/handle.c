@@ -57,8 +57,7 @@ uintptr_t cls__handle_new(enum cls__kind kind, void *obj) {
     slot = cls__slot_at(index);
   }
   if (++slot->gen == 0) slot->gen = 1;
-  h = ((uintptr_t)slot->gen << 32) | ((uintptr_t)index << 4) |
-      (uintptr_t)kind;
+  h = ((uintptr_t)slot->gen << 32) | ((uintptr_t)index << 4) | (uintptr_t)kind;
   atomic_store_explicit(&slot->obj, obj, memory_order_release);
   atomic_store_explicit(&slot->id, h, memory_order_release);
 out:

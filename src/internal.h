@@ -26,8 +26,7 @@
 /* Records why the current call is failing, for CLSTREAM_LOG.  Cheap when
  * logging is off.  Returns `code` so that `return cls__reason(code, ...)`
  * reads naturally. */
-clsError_t cls__reason(clsError_t code, const char *fmt, ...)
-    CLS__PRINTF(2, 3);
+clsError_t cls__reason(clsError_t code, const char *fmt, ...) CLS__PRINTF(2, 3);
 /* The end of every public function: stores a failure as the thread's last
  * error (never clsErrorNotReady) and logs it under CLSTREAM_LOG=1. */
 clsError_t cls__finish(const char *func, clsError_t code);
@@ -45,11 +44,11 @@ clsError_t cls__finish(const char *func, clsError_t code);
 
 /* Non-zero while the calling thread runs a host function or callback. */
 extern _Thread_local int cls__in_host_fn CLS__TLS_FAST;
-#define CLS__NOT_IN_HOST_FN()                                               \
-  do {                                                                      \
-    if (CLS__UNLIKELY(cls__in_host_fn))                                     \
-      CLS__RETURN(cls__reason(clsErrorNotPermitted,                         \
-                              "called from a host function or callback"));  \
+#define CLS__NOT_IN_HOST_FN()                                                  \
+  do {                                                                         \
+    if (CLS__UNLIKELY(cls__in_host_fn))                                        \
+      CLS__RETURN(cls__reason(clsErrorNotPermitted,                            \
+                              "called from a host function or callback"));     \
   } while (0)
 
 /* Whether `code` is one of clsError_t's codes (for the CUDA backend,

@@ -115,7 +115,8 @@ static enum cls__mem_kind cls__mem_find(const void *p, size_t *avail,
   ptrdiff_t i = cls__table_floor((uintptr_t)p);
   if (i >= 0 && (uintptr_t)p - cls__table[i].base < cls__table[i].size) {
     k = (enum cls__mem_kind)cls__table[i].kind;
-    if (avail) *avail = cls__table[i].size - ((uintptr_t)p - cls__table[i].base);
+    if (avail)
+      *avail = cls__table[i].size - ((uintptr_t)p - cls__table[i].base);
     if (dev) *dev = cls__table[i].dev;
   }
   pthread_rwlock_unlock(&cls__table_lock);
@@ -258,8 +259,8 @@ static int cls__reaches(int owner, int dev) {
 }
 
 /* Checks that device memory at w can be used by a command of `dev`. */
-static clsError_t cls__check_reach(const cls__where *w, const void *p,
-                                   int dev, const char *what) {
+static clsError_t cls__check_reach(const cls__where *w, const void *p, int dev,
+                                   const char *what) {
   if (!CLS__MEM_ON_DEVICE(w->kind) || cls__reaches(w->dev, dev))
     return clsSuccess;
   return cls__reason(clsErrorNotSupported,
@@ -279,29 +280,30 @@ static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
     return cls__reason(clsErrorInvalidMemcpyDirection,
                        "kind %d is not a clsMemcpyKind", (int)kind);
   if (!dst || !src)
-    return cls__reason(clsErrorInvalidValue, "%s is NULL",
-                       dst ? "src" : "dst");
+    return cls__reason(clsErrorInvalidValue, "%s is NULL", dst ? "src" : "dst");
   *dw = cls__locate(dst);
   *sw = cls__locate(src);
   if (kind == clsMemcpyDefault)
     kind = (clsMemcpyKind)((CLS__MEM_ON_DEVICE(sw->kind) ? 2 : 0) |
                            (CLS__MEM_ON_DEVICE(dw->kind) ? 1 : 0));
-  int dst_dev = kind == clsMemcpyHostToDevice ||
-                kind == clsMemcpyDeviceToDevice;
-  int src_dev = kind == clsMemcpyDeviceToHost ||
-                kind == clsMemcpyDeviceToDevice;
+  int dst_dev =
+      kind == clsMemcpyHostToDevice || kind == clsMemcpyDeviceToDevice;
+  int src_dev =
+      kind == clsMemcpyDeviceToHost || kind == clsMemcpyDeviceToDevice;
   clsError_t e = clsSuccess;
   if (dst_dev) e = cls__check_dev_range(dw, dst, n, "dst");
   if (e == clsSuccess && src_dev) e = cls__check_dev_range(sw, src, n, "src");
   /* Host sides inside a known allocation are range-checked too. */
-  if (e == clsSuccess && !dst_dev && dw->kind != CLS__MEM_NONE &&
-      n > dw->avail)
-    e = cls__reason(clsErrorInvalidValue, "dst: %zu bytes run past the end "
-                    "of the allocation", n);
-  if (e == clsSuccess && !src_dev && sw->kind != CLS__MEM_NONE &&
-      n > sw->avail)
-    e = cls__reason(clsErrorInvalidValue, "src: %zu bytes run past the end "
-                    "of the allocation", n);
+  if (e == clsSuccess && !dst_dev && dw->kind != CLS__MEM_NONE && n > dw->avail)
+    e = cls__reason(clsErrorInvalidValue,
+                    "dst: %zu bytes run past the end "
+                    "of the allocation",
+                    n);
+  if (e == clsSuccess && !src_dev && sw->kind != CLS__MEM_NONE && n > sw->avail)
+    e = cls__reason(clsErrorInvalidValue,
+                    "src: %zu bytes run past the end "
+                    "of the allocation",
+                    n);
   *out = kind;
   *pageable_dst = !dst_dev && dw->kind == CLS__MEM_NONE;
   *pageable_src = !src_dev && sw->kind == CLS__MEM_NONE;
@@ -313,8 +315,7 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   clsMemcpyKind k = kind;
   int pdst = 1, psrc = 1;
   cls__where dw = {CLS__MEM_NONE, 0, -1}, sw = dw;
-  clsError_t e =
-      cls__copy_check(dst, src, n, kind, &k, &dw, &sw, &pdst, &psrc);
+  clsError_t e = cls__copy_check(dst, src, n, kind, &k, &dw, &sw, &pdst, &psrc);
   if (e != clsSuccess || n == 0) return e;
   int dev;
   cls__bstream *s;

@@ -35,8 +35,8 @@ typedef struct cls__function {
 
 struct cls__module {
   int ndev;
-  char *source;  /* the prelude and the user's source */
-  char *options; /* NULL for none */
+  char *source;         /* the prelude and the user's source */
+  char *options;        /* NULL for none */
   pthread_mutex_t lock; /* guards fns, unloaded and building into b */
   int unloaded;
   cls__function *fns;
@@ -105,8 +105,7 @@ clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
                              const char *options) {
   CLS__NOT_IN_HOST_FN();
   if (!m) CLS__RETURN(cls__reason(clsErrorInvalidValue, "module is NULL"));
-  if (!source)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "source is NULL"));
+  if (!source) CLS__RETURN(cls__reason(clsErrorInvalidValue, "source is NULL"));
   int dev;
   clsError_t err = cls__current_device(&dev);
   if (err != clsSuccess) CLS__RETURN(err);
@@ -156,8 +155,8 @@ clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
   uintptr_t h = cls__handle_new(CLS__KIND_MODULE, mod);
   if (!h) {
     cls__module_free(mod);
-    CLS__RETURN(cls__reason(clsErrorMemoryAllocation,
-                            "the handle table is full"));
+    CLS__RETURN(
+        cls__reason(clsErrorMemoryAllocation, "the handle table is full"));
   }
   *m = (clsModule_t)h;
   CLS__RETURN(clsSuccess);
@@ -307,8 +306,7 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
     CLS__RETURN(cls__reason(clsErrorInvalidValue,
                             "zero dimension in grid (%u, %u, %u) or block "
                             "(%u, %u, %u)",
-                            grid.x, grid.y, grid.z, block.x, block.y,
-                            block.z));
+                            grid.x, grid.y, grid.z, block.x, block.y, block.z));
   const unsigned bd[3] = {block.x, block.y, block.z};
   const unsigned gd[3] = {grid.x, grid.y, grid.z};
   for (int d = 0; d < 3; d++) {
@@ -317,13 +315,13 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
       CLS__RETURN(cls__reason(clsErrorInvalidValue,
                               "block dimension %c = %u exceeds the device's "
                               "limit of %d",
-                              "xyz"[d], bd[d], lim->max_threads_dim[d]));
+                              "xyz"[d], bd[d], lim -> max_threads_dim[d]));
     if (CLS__UNLIKELY(lim->max_grid[d] > 0 &&
                       gd[d] > (unsigned)lim->max_grid[d]))
       CLS__RETURN(cls__reason(clsErrorInvalidValue,
                               "grid dimension %c = %u exceeds the device's "
                               "limit of %d (maxGridSize)",
-                              "xyz"[d], gd[d], lim->max_grid[d]));
+                              "xyz"[d], gd[d], lim -> max_grid[d]));
     /* Folded away where size_t has 64 bits. */
     if (CLS__UNLIKELY((unsigned long long)gd[d] * bd[d] > SIZE_MAX))
       CLS__RETURN(cls__reason(clsErrorInvalidValue,
@@ -361,8 +359,7 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
                             "the stream belongs to device %d, not to the "
                             "current device %d",
                             sdev, cur));
-  cls__bfunction *bf = atomic_load_explicit(&fn->b[sdev],
-                                            memory_order_acquire);
+  cls__bfunction *bf = atomic_load_explicit(&fn->b[sdev], memory_order_acquire);
   if (CLS__UNLIKELY(!bf) &&
       (err = cls__function_on(fn, sdev, &bf)) != clsSuccess)
     CLS__RETURN(err);

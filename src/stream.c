@@ -113,8 +113,8 @@ clsError_t clsStreamWaitEvent(clsStream_t h, clsEvent_t ev, unsigned flags) {
     CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
                             "event %p is not a live event", (void *)ev));
   if (flags != 0)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue,
-                            "flags must be 0, not 0x%x", flags));
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "flags must be 0, not 0x%x", flags));
   int dev;
   cls__bstream *b;
   clsError_t r = cls__stream_resolve(h, &dev, &b, NULL, NULL);
@@ -234,7 +234,7 @@ clsError_t clsStreamAddCallback(clsStream_t s, clsStreamCallback_t cb,
   CLS__NOT_IN_HOST_FN();
   if (!cb) CLS__RETURN(cls__reason(clsErrorInvalidValue, "callback is NULL"));
   if (flags != 0)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue,
-                            "flags must be 0, not 0x%x", flags));
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "flags must be 0, not 0x%x", flags));
   CLS__RETURN(cls__host_job_enqueue(s, NULL, cb, userData));
 }

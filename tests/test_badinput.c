@@ -247,8 +247,8 @@ static clsError_t get_function(fx *x, clsFunction_t *out, clsModule_t m,
   return clsModuleGetFunction(out, m, name);
 }
 
-static clsError_t launch(fx *x, clsDim3 g, clsDim3 b, void **args,
-                         size_t shmem, clsStream_t s) {
+static clsError_t launch(fx *x, clsDim3 g, clsDim3 b, void **args, size_t shmem,
+                         clsStream_t s) {
   return clsLaunchKernel(x->f, g, b, args, shmem, s);
 }
 static clsError_t launch_cfg(fx *x, clsDim3 g, clsDim3 b) {
@@ -264,7 +264,8 @@ static clsError_t launch_arg_null(fx *x, int i) {
 static clsError_t launch_block_product(fx *x) {
   const clsDeviceProp *p = &x->prop;
   unsigned bx = (unsigned)p->maxThreadsDim[0];
-  if (bx > (unsigned)p->maxThreadsPerBlock) bx = (unsigned)p->maxThreadsPerBlock;
+  if (bx > (unsigned)p->maxThreadsPerBlock)
+    bx = (unsigned)p->maxThreadsPerBlock;
   unsigned by = 2;
   while ((unsigned long long)bx * by <= (unsigned)p->maxThreadsPerBlock)
     by *= 2;
@@ -401,8 +402,7 @@ static clsError_t free_async_interior(fx *x) {
   /* Devices */                                                                \
   X(device_count_null, 0, IV, "CUDA manual cudaGetDeviceCount" TC,             \
     clsGetDeviceCount(NULL))                                                   \
-  X(set_device_neg, 0, IDEV, "CUDA manual cudaSetDevice",                      \
-    clsSetDevice(-1))                                                          \
+  X(set_device_neg, 0, IDEV, "CUDA manual cudaSetDevice", clsSetDevice(-1))    \
   X(set_device_count, 0, IDEV, "CUDA manual cudaSetDevice",                    \
     clsSetDevice(x->ndev))                                                     \
   X(set_device_intmax, 0, IDEV, "CUDA manual cudaSetDevice",                   \
@@ -451,8 +451,7 @@ static clsError_t free_async_interior(fx *x) {
     stream_prio(x, 0, INT_MIN))                                                \
   X(stream_prio_intmax, 0, OK, S_ST " (priority outside the range: clamped)",  \
     stream_prio(x, 0, INT_MAX))                                                \
-  X(stream_prio_m100_nb, 0, OK,                                                \
-    S_ST " (priority outside the range: clamped)",                             \
+  X(stream_prio_m100_nb, 0, OK, S_ST " (priority outside the range: clamped)", \
     stream_prio(x, clsStreamNonBlocking, -100))                                \
   X(stream_destroy_null, 0, IRH, S_ST " (destroy the default stream)",         \
     clsStreamDestroy(NULL))                                                    \
@@ -557,14 +556,12 @@ static clsError_t free_async_interior(fx *x) {
   X(free_freed, 0, IV, "CUDA manual cudaFree" TC, clsFree(x->d_dead))          \
   X(free_pinned_host, 0, IV, "CUDA manual cudaFree" TC, clsFree(x->h))         \
   X(free_host_null, 0, OK, "CUDA manual cudaFreeHost" TC, clsFreeHost(NULL))   \
-  X(free_host_device, 0, IV, "CUDA manual cudaFreeHost" TC,                    \
-    clsFreeHost(x->d))                                                         \
+  X(free_host_device, 0, IV, "CUDA manual cudaFreeHost" TC, clsFreeHost(x->d)) \
   X(free_host_heap, 0, IV, "CUDA manual cudaFreeHost" TC,                      \
     clsFreeHost(x->heap))                                                      \
   X(free_host_interior, 0, IV, "CUDA manual cudaFreeHost" TC,                  \
     clsFreeHost(dev_int(x->h, 8)))                                             \
-  X(free_host_twice, 0, IV, "CUDA manual cudaFreeHost" TC,                     \
-    free_host_twice(x))                                                        \
+  X(free_host_twice, 0, IV, "CUDA manual cudaFreeHost" TC, free_host_twice(x)) \
   /* Memory: copies */                                                         \
   X(memcpy_kind_5, 0, IDIR, S_MEM " (kind outside the enum)",                  \
     clsMemcpy(x->d, x->host, 16, (clsMemcpyKind)5))                            \
@@ -641,8 +638,7 @@ static clsError_t free_async_interior(fx *x) {
   X(memset_zero, 0, OK, "CUDA manual cudaMemset (0 bytes)" TC,                 \
     clsMemset(x->d, 0, 0))                                                     \
   X(memset_wide_value, 0, OK,                                                  \
-    "CUDA manual cudaMemset (value as unsigned char)",                         \
-    memset_wide_value(x))                                                      \
+    "CUDA manual cudaMemset (value as unsigned char)", memset_wide_value(x))   \
   X(memset_async_null, 0, IV, "CUDA manual cudaMemsetAsync" TC,                \
     clsMemsetAsync(NULL, 0, 16, x->s))                                         \
   X(memset_async_past_end, 0, IV, "CUDA manual cudaMemsetAsync" TC,            \
@@ -656,7 +652,7 @@ static clsError_t free_async_interior(fx *x) {
     module_load(x, NULL, cls_kernel_arith))                                    \
   X(module_load_null_source, 0, IV, "CUDA manual cuModuleLoadData" TC,         \
     module_load(x, &x->out_m, NULL))                                           \
-  X(module_load_bad_source, 0, clsErrorInvalidSource,                         \
+  X(module_load_bad_source, 0, clsErrorInvalidSource,                          \
     "CUDA manual CUDA_ERROR_INVALID_SOURCE (compile errors in device code)",   \
     module_load(x, &x->out_m,                                                  \
                 "/* cls-sweep: expect build error */ "                         \
@@ -666,8 +662,7 @@ static clsError_t free_async_interior(fx *x) {
     module_load(x, &x->out_m,                                                  \
                 "/* cls-sweep: expect build error */ "                         \
                 "CLS_KERNEL void k(void) { undeclared(); }"))                  \
-  X(get_function_null_out, NEED_MOD, IV,                                       \
-    "CUDA manual cuModuleGetFunction" TC,                                      \
+  X(get_function_null_out, NEED_MOD, IV, "CUDA manual cuModuleGetFunction" TC, \
     get_function(x, NULL, x->m, "fill"))                                       \
   X(get_function_null_name, NEED_MOD, IV,                                      \
     "CUDA manual cuModuleGetFunction" TC,                                      \
@@ -753,8 +748,7 @@ static clsError_t free_async_interior(fx *x) {
     S_ST " (StreamWaitEvent with an event of another device)",                 \
     clsStreamWaitEvent(x->s_b, x->e_rec, 0))                                   \
   X(other_query_event_of_b, NEED_TWO, OK,                                      \
-    GUIDE " (cudaEventQuery succeeds across devices)",                         \
-    clsEventQuery(x->e_b))                                                     \
+    GUIDE " (cudaEventQuery succeeds across devices)", clsEventQuery(x->e_b))  \
   X(other_sync_event_of_b, NEED_TWO, OK,                                       \
     GUIDE " (cudaEventSynchronize succeeds across devices)",                   \
     clsEventSynchronize(x->e_b))                                               \
@@ -773,10 +767,10 @@ static clsError_t free_async_interior(fx *x) {
   X(other_stream_query_b, NEED_TWO, OK,                                        \
     "CUDA manual cudaStreamQuery (any device's stream)" TC,                    \
     clsStreamQuery(x->s_b))                                                    \
-  X(other_free_b, NEED_TWO, OK, "CUDA manual cudaFree (unified addressing)" TC, \
-    free_other_device(x))                                                      \
-  /* Calls from a host function: NotPermitted (SEMANTICS.md Streams, host   \
-   * function row; cudaLaunchHostFunc: "may result in                        \
+  X(other_free_b, NEED_TWO, OK,                                                \
+    "CUDA manual cudaFree (unified addressing)" TC, free_other_device(x))      \
+  /* Calls from a host function: NotPermitted (SEMANTICS.md Streams, host      \
+   * function row; cudaLaunchHostFunc: "may result in                          \
    * cudaErrorNotPermitted") */                                                \
   X(hostfn_get_device_count, IN_HOSTFN, NOTPERM, S_ST " (host function)",      \
     clsGetDeviceCount(&x->i1))                                                 \
@@ -844,14 +838,17 @@ static clsError_t free_async_interior(fx *x) {
     S_ST " (host function)", unload_m(x))                                      \
   X(hostfn_get_function, IN_HOSTFN | NEED_MOD, NOTPERM,                        \
     S_ST " (host function)", get_function(x, &x->out_f, x->m, "fill"))         \
-  /* Issue 13: device attributes and flags */                                 \
+  /* Issue 13: device attributes and flags */                                  \
   X(attr_null, 0, IV, "CUDA manual cudaDeviceGetAttribute" TC,                 \
     clsDeviceGetAttribute(NULL, clsDevAttrWarpSize, 0))                        \
-  X(attr_zero, 0, IV, "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC, \
+  X(attr_zero, 0, IV,                                                          \
+    "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC,                \
     clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)0, 0))                        \
-  X(attr_neg, 0, IV, "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC, \
+  X(attr_neg, 0, IV,                                                           \
+    "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC,                \
     clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)-1, 0))                       \
-  X(attr_huge, 0, IV, "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC, \
+  X(attr_huge, 0, IV,                                                          \
+    "CUDA manual cudaDeviceGetAttribute (not an attribute)" TC,                \
     clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)100000, 0))                   \
   X(attr_dev_neg, 0, IDEV, "CUDA manual cudaDeviceGetAttribute",               \
     clsDeviceGetAttribute(&x->i1, clsDevAttrWarpSize, -1))                     \
@@ -899,11 +896,9 @@ static clsError_t free_async_interior(fx *x) {
   X(host_register_size0, 0, IV, "CUDA manual cudaHostRegister" TC,             \
     clsHostRegister(x->host, 0, 0))                                            \
   X(host_register_flags_0x10, 0, IV,                                           \
-    "CUDA manual cudaHostRegister (unknown flag)" TC,                          \
-    register_flags(x, 0x10))                                                   \
+    "CUDA manual cudaHostRegister (unknown flag)" TC, register_flags(x, 0x10)) \
   X(host_register_twice, 0, HAR,                                               \
-    "CUDA manual cudaErrorHostMemoryAlreadyRegistered",                        \
-    register_twice(x))                                                         \
+    "CUDA manual cudaErrorHostMemoryAlreadyRegistered", register_twice(x))     \
   X(host_register_pinned, 0, HAR,                                              \
     "CUDA manual cudaErrorHostMemoryAlreadyRegistered (pinned already)" TC,    \
     clsHostRegister(x->h, 16, 0))                                              \
@@ -931,7 +926,7 @@ static clsError_t free_async_interior(fx *x) {
   X(managed_flags_single, 0, IV, "CUDA manual cudaMallocManaged (flags)",      \
     managed_flags(x, 16, clsMemAttachSingle))                                  \
   X(managed_flags_both, 0, IV, "CUDA manual cudaMallocManaged (flags)",        \
-    managed_flags(x, 16, clsMemAttachGlobal | clsMemAttachHost))              \
+    managed_flags(x, 16, clsMemAttachGlobal | clsMemAttachHost))               \
   /* Issue 13: stream-ordered allocation */                                    \
   X(malloc_async_null, 0, IV, "CUDA manual cudaMallocAsync" TC,                \
     clsMallocAsync(NULL, 16, x->s))                                            \
@@ -947,8 +942,9 @@ static clsError_t free_async_interior(fx *x) {
     free_async_twice(x))                                                       \
   X(free_async_interior, 0, IV, "CUDA manual cudaFreeAsync" TC,                \
     free_async_interior(x))                                                    \
-  X(profiler_start, 0, OK, "CUDA manual cudaProfilerStart", clsProfilerStart()) \
-  X(profiler_stop, 0, OK, "CUDA manual cudaProfilerStop", clsProfilerStop())    \
+  X(profiler_start, 0, OK, "CUDA manual cudaProfilerStart",                    \
+    clsProfilerStart())                                                        \
+  X(profiler_stop, 0, OK, "CUDA manual cudaProfilerStop", clsProfilerStop())   \
   X(hostfn_device_attribute, IN_HOSTFN, NOTPERM, S_ST " (host function)",      \
     clsDeviceGetAttribute(&x->i1, clsDevAttrWarpSize, 0))                      \
   X(hostfn_set_device_flags, IN_HOSTFN, NOTPERM, S_ST " (host function)",      \
@@ -983,7 +979,8 @@ typedef struct fixed_row {
   clsError_t (*run)(fx *);
 } fixed_row;
 
-#define X_ROW(id, needs, exp, src, call) {#id, needs, exp, src, #call, fixed_##id},
+#define X_ROW(id, needs, exp, src, call)                                       \
+  {#id, needs, exp, src, #call, fixed_##id},
 static const fixed_row fixed_rows[] = {FIXED_ROWS(X_ROW)};
 #undef X_ROW
 #define NFIXED (sizeof fixed_rows / sizeof fixed_rows[0])
@@ -1313,8 +1310,7 @@ static const bad_function bad_functions[] = {
 #define N_MU N_OF(module_users)
 #define N_BM N_OF(bad_modules)
 #define N_BF N_OF(bad_functions)
-#define NCASES                                                                 \
-  (NFIXED + N_SU * N_BS + N_EU * N_BE + N_MU * N_BM + N_BF)
+#define NCASES (NFIXED + N_SU * N_BS + N_EU * N_BE + N_MU * N_BM + N_BF)
 
 /* One case, resolved from its index. */
 typedef struct bcase {
@@ -1392,7 +1388,8 @@ static clsError_t case_call(const bcase *c, fx *x) {
                          x->s);
 }
 
-/* ---- Fixture -------------------------------------------------------------- */
+/* ---- Fixture --------------------------------------------------------------
+ */
 
 static void fx_setup(fx *x, unsigned needs, int dev_a, int dev_b) {
   memset(x, 0, sizeof *x);
@@ -1520,13 +1517,16 @@ static clsError_t run_in_host_fn(const bcase *c, fx *x, int index) {
   int done = h.done;
   clsError_t got = h.got;
   pthread_mutex_unlock(&h.mu);
-  ck_assert_msg(done, "case %d %s: %s did not return within 20 s when called "
-                "from a host function (deadlock)", index, c->name, c->call);
+  ck_assert_msg(done,
+                "case %d %s: %s did not return within 20 s when called "
+                "from a host function (deadlock)",
+                index, c->name, c->call);
   CK_OK(clsStreamSynchronize(x->s));
   return got;
 }
 
-/* ---- The test -------------------------------------------------------------- */
+/* ---- The test --------------------------------------------------------------
+ */
 
 static fx the_fx;
 
@@ -1551,24 +1551,28 @@ START_TEST(bad_input) {
     if (!two_devices(c.name, &a, &b)) return;
   }
   fx_setup(x, c.needs, a, b);
-  clsError_t got = (c.needs & IN_HOSTFN) ? run_in_host_fn(&c, x, _i)
-                                         : case_call(&c, x);
+  clsError_t got =
+      (c.needs & IN_HOSTFN) ? run_in_host_fn(&c, x, _i) : case_call(&c, x);
   if (got == SKIPPED) {
     printf("SKIP case %d %s: cannot be built on this device\n", _i, c.name);
     fx_teardown(x);
     return;
   }
-  ck_assert_msg(got == c.expect, "case %d %s: %s: expected %s, got %s (%d) "
-                "(source: %s)", _i, c.name, c.call, clsGetErrorName(c.expect),
+  ck_assert_msg(got == c.expect,
+                "case %d %s: %s: expected %s, got %s (%d) "
+                "(source: %s)",
+                _i, c.name, c.call, clsGetErrorName(c.expect),
                 clsGetErrorName(got), (int)got, c.src);
   if (!(c.needs & IN_HOSTFN)) {
-    clsError_t want =
-        c.expect == clsSuccess || c.expect == clsErrorNotReady ? clsSuccess
-                                                               : c.expect;
+    clsError_t want = c.expect == clsSuccess || c.expect == clsErrorNotReady
+                          ? clsSuccess
+                          : c.expect;
     clsError_t last = clsGetLastError();
-    ck_assert_msg(last == want, "case %d %s: %s returned %s but left %s as "
-                  "the last error (SEMANTICS.md Errors)", _i, c.name, c.call,
-                  clsGetErrorName(got), clsGetErrorName(last));
+    ck_assert_msg(last == want,
+                  "case %d %s: %s returned %s but left %s as "
+                  "the last error (SEMANTICS.md Errors)",
+                  _i, c.name, c.call, clsGetErrorName(got),
+                  clsGetErrorName(last));
   }
   fx_teardown(x);
 }

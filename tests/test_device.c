@@ -328,7 +328,8 @@ START_TEST(env_device_by_name_substring) {
   CK_OK(clsGetDevice(&d));
   ck_assert_int_ge(d, 0);
   ck_assert_int_lt(d, di.n);
-  ck_assert_msg(contains_ci(di.name[d], sub) || contains_ci(di.platform[d], sub),
+  ck_assert_msg(contains_ci(di.name[d], sub) ||
+                    contains_ci(di.platform[d], sub),
                 "CLSTREAM_DEVICE='%s' chose device %d ('%s', '%s')", sub, d,
                 di.name[d], di.platform[d]);
   ck_assert_msg(d <= k, "'%s' matched device %d but chose %d", sub, k, d);
@@ -358,7 +359,8 @@ START_TEST(env_device_by_platform_substring) {
   CK_OK(clsGetDevice(&d));
   ck_assert_int_ge(d, 0);
   ck_assert_int_lt(d, di.n);
-  ck_assert_msg(contains_ci(di.name[d], sub) || contains_ci(di.platform[d], sub),
+  ck_assert_msg(contains_ci(di.name[d], sub) ||
+                    contains_ci(di.platform[d], sub),
                 "CLSTREAM_DEVICE='%s' chose device %d ('%s', '%s')", sub, d,
                 di.name[d], di.platform[d]);
 }

@@ -122,7 +122,8 @@ END_TEST
  * code of the header is in the table with CUDA's number, CUDA's name
  * (clsGetErrorNameCuda, which clstream_cuda.h gives as cudaGetErrorName)
  * and a non-empty description, CUDA 13.0's text where it is listed. */
-#define CODE(x, num, str) {cls##x, num, "cls" #x, "cuda" #x, str}
+#define CODE(x, num, str)                                                      \
+  { cls##x, num, "cls" #x, "cuda" #x, str }
 static const struct {
   clsError_t code;
   int number;

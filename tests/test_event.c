@@ -37,9 +37,9 @@ START_TEST(create_invalid_flags) {
   CK_CLS(clsEventCreateWithFlags(&e, clsEventInterprocess),
          clsErrorInvalidValue);
   CK_LAST(clsErrorInvalidValue);
-  CK_CLS(clsEventCreateWithFlags(&e,
-                                 clsEventInterprocess | clsEventBlockingSync),
-         clsErrorInvalidValue);
+  CK_CLS(
+      clsEventCreateWithFlags(&e, clsEventInterprocess | clsEventBlockingSync),
+      clsErrorInvalidValue);
   CK_CLS(clsEventCreateWithFlags(&e, 0x80), clsErrorInvalidValue);
   CK_LAST(clsErrorInvalidValue);
   CK_CLS(clsEventCreateWithFlags(&e, 0x8), clsErrorInvalidValue);
@@ -57,8 +57,8 @@ END_TEST
  * NotSupported unless implemented (then it must work). */
 START_TEST(create_interprocess_disable_timing) {
   clsEvent_t e = NULL;
-  clsError_t r = clsEventCreateWithFlags(
-      &e, clsEventInterprocess | clsEventDisableTiming);
+  clsError_t r =
+      clsEventCreateWithFlags(&e, clsEventInterprocess | clsEventDisableTiming);
   ck_assert_msg(r == clsSuccess || r == clsErrorNotSupported,
                 "Interprocess|DisableTiming: %s", clsGetErrorName(r));
   /* The CUDA build (platform "CUDA", not OpenCL's "NVIDIA CUDA") must
@@ -348,8 +348,7 @@ START_TEST(elapsed_invalid) {
   CK_CLS(clsEventElapsedTime(&ms, a, never), clsErrorInvalidResourceHandle);
   CK_LAST(clsErrorInvalidResourceHandle);
   CK_CLS(clsEventElapsedTime(&ms, never, b), clsErrorInvalidResourceHandle);
-  CK_CLS(clsEventElapsedTime(&ms, never, never),
-         clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, never, never), clsErrorInvalidResourceHandle);
   CK_CLS(clsEventElapsedTime(&ms, a, nt), clsErrorInvalidResourceHandle);
   CK_LAST(clsErrorInvalidResourceHandle);
   CK_CLS(clsEventElapsedTime(&ms, nt, b), clsErrorInvalidResourceHandle);

@@ -725,7 +725,7 @@ static void scan_kernels(const char *module, const char *options, int cuda,
 
 typedef struct sweep {
   clsDeviceProp prop;
-  int cuda; /* the CUDA build */
+  int cuda;    /* the CUDA build */
   int fp64;    /* -1 not probed yet, 0 no, 1 yes */
   int clock64; /* the same for cls_clock64() */
   void *buf[SWEEP_MAX_PARAMS];
@@ -784,18 +784,19 @@ static int device_builds(int *known, const char *probe) {
 }
 
 static int device_has_fp64(sweep *w) {
-  return device_builds(&w->fp64,
-                       "CLS_KERNEL void cls_sweep_fp64(CLS_GLOBAL double *p) {\n"
-                       "  p[0] = 0.5 * p[0];\n"
-                       "}\n");
+  return device_builds(
+      &w->fp64, "CLS_KERNEL void cls_sweep_fp64(CLS_GLOBAL double *p) {\n"
+                "  p[0] = 0.5 * p[0];\n"
+                "}\n");
 }
 
 /* cls_clock64() exists only where the device has a clock (the dialect). */
 static int device_has_clock64(sweep *w) {
-  return device_builds(&w->clock64, "#if !CLS_HAS_CLOCK64\n"
-                                    "#error no device clock\n"
-                                    "#endif\n"
-                                    "CLS_KERNEL void cls_sweep_clock(void) {}\n");
+  return device_builds(&w->clock64,
+                       "#if !CLS_HAS_CLOCK64\n"
+                       "#error no device clock\n"
+                       "#endif\n"
+                       "CLS_KERNEL void cls_sweep_clock(void) {}\n");
 }
 
 /* ---- Crashes ---------------------------------------------------------- */

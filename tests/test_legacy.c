@@ -135,8 +135,10 @@ START_TEST(nonblocking_exempt_both_ways) {
   CK_OK(clsEventRecord(e0, NULL));
   clsError_t r = poll_event(e0, 20000);
   gate_release(g2);
-  ck_assert_msg(r == clsSuccess, "legacy record waited for a non-blocking "
-                                 "stream: %s", clsGetErrorName(r));
+  ck_assert_msg(r == clsSuccess,
+                "legacy record waited for a non-blocking "
+                "stream: %s",
+                clsGetErrorName(r));
 
   /* A held legacy stream does not delay a non-blocking stream. */
   gate *g3 = gate_new();
@@ -145,8 +147,10 @@ START_TEST(nonblocking_exempt_both_ways) {
   r = poll_event(e3, 20000);
   CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
   gate_release(g3);
-  ck_assert_msg(r == clsSuccess, "non-blocking stream waited for the legacy "
-                                 "stream: %s", clsGetErrorName(r));
+  ck_assert_msg(r == clsSuccess,
+                "non-blocking stream waited for the legacy "
+                "stream: %s",
+                clsGetErrorName(r));
   CK_OK(clsDeviceSynchronize());
   CK_OK(clsEventDestroy(e0));
   CK_OK(clsEventDestroy(e3));
@@ -168,8 +172,10 @@ START_TEST(blocking_streams_independent) {
   CK_OK(clsEventRecord(e, s2));
   clsError_t r = poll_event(e, 20000);
   gate_release(g);
-  ck_assert_msg(r == clsSuccess, "blocking stream waited for another "
-                                 "blocking stream: %s", clsGetErrorName(r));
+  ck_assert_msg(r == clsSuccess,
+                "blocking stream waited for another "
+                "blocking stream: %s",
+                clsGetErrorName(r));
   CK_OK(clsDeviceSynchronize());
   CK_OK(clsEventDestroy(e));
   CK_OK(clsStreamDestroy(s1));
@@ -221,10 +227,14 @@ START_TEST(per_thread_ignores_created_streams) {
   gate_release(g);
   gate_release(g2);
   gate_release(g3);
-  ck_assert_msg(r == clsSuccess, "per-thread stream waited for a created "
-                                 "stream: %s", clsGetErrorName(r));
-  ck_assert_msg(r3 == clsSuccess, "created stream waited for the per-thread "
-                                  "stream: %s", clsGetErrorName(r3));
+  ck_assert_msg(r == clsSuccess,
+                "per-thread stream waited for a created "
+                "stream: %s",
+                clsGetErrorName(r));
+  ck_assert_msg(r3 == clsSuccess,
+                "created stream waited for the per-thread "
+                "stream: %s",
+                clsGetErrorName(r3));
   CK_OK(clsDeviceSynchronize());
   CK_OK(clsEventDestroy(e));
   CK_OK(clsEventDestroy(e3));
@@ -325,8 +335,10 @@ START_TEST(per_thread_stream_per_thread) {
   pthread_join(th2, NULL);
 
   per_thread_release(&h, th);
-  ck_assert_msg(mine == clsSuccess, "per-thread streams of two threads are "
-                                    "the same: %s", clsGetErrorName(mine));
+  ck_assert_msg(mine == clsSuccess,
+                "per-thread streams of two threads are "
+                "the same: %s",
+                clsGetErrorName(mine));
   ck_assert_int_eq(r.rc, clsSuccess);
   ck_assert_msg(r.query_other == clsSuccess,
                 "another thread's per-thread stream was held: %s",
@@ -383,10 +395,14 @@ START_TEST(legacy_stream_per_device) {
   clsError_t r2 = poll_event(eb2, 20000);
   gate_release(g);
   gate_release(g2);
-  ck_assert_msg(r == clsSuccess, "device b's legacy stream waited for device "
-                                 "a: %s", clsGetErrorName(r));
-  ck_assert_msg(r2 == clsSuccess, "device b's stream waited for device a's "
-                                  "legacy stream: %s", clsGetErrorName(r2));
+  ck_assert_msg(r == clsSuccess,
+                "device b's legacy stream waited for device "
+                "a: %s",
+                clsGetErrorName(r));
+  ck_assert_msg(r2 == clsSuccess,
+                "device b's stream waited for device a's "
+                "legacy stream: %s",
+                clsGetErrorName(r2));
   CK_OK(clsDeviceSynchronize());
   CK_OK(clsEventDestroy(eb));
   CK_OK(clsEventDestroy(eb2));
@@ -508,8 +524,7 @@ START_TEST(legacy_sync_waits_for_blocking_streams) {
     gate_hold(g, s);
     bg_call c;
     CK_OK(expect_blocked_until_release(&c, bg_stream_sync,
-                                       k ? clsStreamLegacy : NULL, g,
-                                       SETTLE_MS,
+                                       k ? clsStreamLegacy : NULL, g, SETTLE_MS,
                                        "clsStreamSynchronize(legacy)"));
     CK_OK(clsStreamQuery(s));
   }
@@ -525,8 +540,8 @@ START_TEST(legacy_sync_waits_for_blocking_streams) {
                                      "destroyed blocking stream)"));
   gate *gn = gate_new();
   gate_hold(gn, nb);
-  clsError_t r = bg_call_within(bg_stream_sync, NULL, 20000,
-                                "clsStreamSynchronize(NULL)");
+  clsError_t r =
+      bg_call_within(bg_stream_sync, NULL, 20000, "clsStreamSynchronize(NULL)");
   gate_release(gn);
   CK_OK(r);
   CK_OK(clsStreamSynchronize(nb));

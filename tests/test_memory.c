@@ -296,7 +296,7 @@ START_TEST(sync_memcpy_host_kinds_block_behind_blocking_stream) {
   int *page = malloc(N * sizeof(int)), *page2 = malloc(N * sizeof(int));
   clsStream_t s;
   CK_OK(clsStreamCreate(&s));
-  static const char *names[] = {"H2D pageable", "H2D pinned", "D2H pageable",
+  static const char *names[] = {"H2D pageable", "H2D pinned",   "D2H pageable",
                                 "D2H pinned",   "H2H pageable", "H2H pinned"};
   for (int k = 0; k < 6; ++k) {
     for (int i = 0; i < N; ++i) page[i] = pin[i] = 100 + k;
@@ -309,12 +309,24 @@ START_TEST(sync_memcpy_host_kinds_block_behind_blocking_stream) {
     copy_job j = {0};
     j.n = N * sizeof(int);
     switch (k) {
-    case 0: j = (copy_job){d, page, j.n, clsMemcpyHostToDevice, 0}; break;
-    case 1: j = (copy_job){d, pin, j.n, clsMemcpyHostToDevice, 0}; break;
-    case 2: j = (copy_job){page2, d, j.n, clsMemcpyDeviceToHost, 0}; break;
-    case 3: j = (copy_job){pin2, d, j.n, clsMemcpyDeviceToHost, 0}; break;
-    case 4: j = (copy_job){page2, page, j.n, clsMemcpyHostToHost, 0}; break;
-    default: j = (copy_job){pin2, pin, j.n, clsMemcpyHostToHost, 0}; break;
+    case 0:
+      j = (copy_job){d, page, j.n, clsMemcpyHostToDevice, 0};
+      break;
+    case 1:
+      j = (copy_job){d, pin, j.n, clsMemcpyHostToDevice, 0};
+      break;
+    case 2:
+      j = (copy_job){page2, d, j.n, clsMemcpyDeviceToHost, 0};
+      break;
+    case 3:
+      j = (copy_job){pin2, d, j.n, clsMemcpyDeviceToHost, 0};
+      break;
+    case 4:
+      j = (copy_job){page2, page, j.n, clsMemcpyHostToHost, 0};
+      break;
+    default:
+      j = (copy_job){pin2, pin, j.n, clsMemcpyHostToHost, 0};
+      break;
     }
     bg_call c;
     CK_OK(expect_blocked_until_release(&c, bg_memcpy, &j, g, SETTLE_MS,
@@ -549,11 +561,11 @@ START_TEST(async_mixed_stream_order) {
   gate *g = gate_new();
   gate_hold(g, s);
   CK_OK(clsMemcpyAsync(x, pin, N * sizeof(int), clsMemcpyHostToDevice, s));
-  CK_OK(launch_scale(&a, s, x, 3, N));                          /* x = 12 */
+  CK_OK(launch_scale(&a, s, x, 3, N)); /* x = 12 */
   CK_OK(clsMemcpyAsync(y, x, N * sizeof(int), clsMemcpyDeviceToDevice, s));
-  CK_OK(clsMemsetAsync(x, 0, N * sizeof(int), s));              /* x = 0 */
-  CK_OK(launch_add(&a, s, x, y, x, N));                         /* x = 12 */
-  CK_OK(launch_scale(&a, s, y, 2, N));                          /* y = 24 */
+  CK_OK(clsMemsetAsync(x, 0, N * sizeof(int), s)); /* x = 0 */
+  CK_OK(launch_add(&a, s, x, y, x, N));            /* x = 12 */
+  CK_OK(launch_scale(&a, s, y, 2, N));             /* y = 24 */
   CK_OK(clsMemcpyAsync(pin, y, N * sizeof(int), clsMemcpyDeviceToHost, s));
   sleep_ms(SETTLE_MS);
   host_expect(pin, 4, N, "pinned while held");
@@ -636,8 +648,7 @@ START_TEST(invalid_pointers_and_ranges) {
   CK_CLS(clsMemcpy(h, d + 8, 9 * sizeof(int), clsMemcpyDeviceToHost),
          clsErrorInvalidValue);
   CK_CLS(clsMemset(d + 8, 0, 9 * sizeof(int)), clsErrorInvalidValue);
-  CK_CLS(clsMemsetAsync(d + 8, 0, 9 * sizeof(int), NULL),
-         clsErrorInvalidValue);
+  CK_CLS(clsMemsetAsync(d + 8, 0, 9 * sizeof(int), NULL), clsErrorInvalidValue);
   CK_CLS(clsMemset(h, 0, sizeof h), clsErrorInvalidValue);
   CK_CLS(clsFree(h), clsErrorInvalidValue);
   CK_CLS(clsFree(d + 1), clsErrorInvalidValue);
@@ -706,8 +717,7 @@ START_TEST(copies_across_contexts) {
   CK_OK(clsMemcpyAsync(da + 10, db, 16 * sizeof(int), clsMemcpyDefault, sb));
   CK_OK(clsStreamSynchronize(sb));
   CK_OK(clsMemcpy(h, da, sizeof h, clsMemcpyDefault));
-  for (int i = 0; i < N; ++i)
-    ck_assert_int_eq(h[i], i >= 10 && i < 26 ? 5 : i);
+  for (int i = 0; i < N; ++i) ck_assert_int_eq(h[i], i >= 10 && i < 26 ? 5 : i);
 
   CK_OK(clsEventDestroy(done));
   CK_OK(clsStreamDestroy(sb));

@@ -158,8 +158,7 @@ END_TEST
 
 START_TEST(load_invalid_args) {
   clsModule_t m;
-  CK_CLS(clsModuleLoadData(NULL, cls_kernel_arith, NULL),
-         clsErrorInvalidValue);
+  CK_CLS(clsModuleLoadData(NULL, cls_kernel_arith, NULL), clsErrorInvalidValue);
   CK_CLS(clsModuleLoadData(&m, NULL, NULL), clsErrorInvalidValue);
   CK_LAST(clsErrorInvalidValue);
 }
@@ -178,8 +177,7 @@ START_TEST(unknown_kernel_name) {
   CK_CLS(clsModuleGetFunction(&f, a.mod, ""), clsErrorSymbolNotFound);
   CK_CLS(clsModuleGetFunction(NULL, a.mod, "fill"), clsErrorInvalidValue);
   CK_CLS(clsModuleGetFunction(&f, a.mod, NULL), clsErrorInvalidValue);
-  CK_CLS(clsModuleGetFunction(&f, NULL, "fill"),
-         clsErrorInvalidResourceHandle);
+  CK_CLS(clsModuleGetFunction(&f, NULL, "fill"), clsErrorInvalidResourceHandle);
   arith_unload(&a);
 }
 END_TEST
@@ -299,8 +297,8 @@ START_TEST(launch_vector_args) {
   CK_OK(clsMemcpy(hf, of, sizeof hf, clsMemcpyDeviceToHost));
   for (int k = 0; k < 4; ++k) {
     ck_assert_int_eq(hi[k], vi[k]);
-    ck_assert_msg(hf[k] == vf[k], "vf[%d] = %g, expected %g", k,
-                  (double)hf[k], (double)vf[k]);
+    ck_assert_msg(hf[k] == vf[k], "vf[%d] = %g, expected %g", k, (double)hf[k],
+                  (double)vf[k]);
   }
   ck_assert_int_eq(hi[4], 99);
   CK_OK(clsFree(oi));
@@ -325,7 +323,8 @@ START_TEST(launch_3d) {
   void *args[] = {&out, &bad, &info, &w, &h};
   CK_OK(clsLaunchKernel(f, g, b, args, 0, NULL));
   CK_OK(clsDeviceSynchronize());
-  unsigned *ho = malloc(n * sizeof(unsigned)), *hb = malloc(n * sizeof(unsigned));
+  unsigned *ho = malloc(n * sizeof(unsigned)),
+           *hb = malloc(n * sizeof(unsigned));
   unsigned hi[6];
   CK_OK(clsMemcpy(ho, out, n * sizeof(unsigned), clsMemcpyDeviceToHost));
   CK_OK(clsMemcpy(hb, bad, n * sizeof(unsigned), clsMemcpyDeviceToHost));
@@ -438,9 +437,8 @@ START_TEST(launch_invalid_configuration) {
   dev_expect(d, 1, 64, "d after rejected launches");
 
   /* The largest allowed 1-D block works. */
-  unsigned bx = maxb < (unsigned)p.maxThreadsDim[0]
-                    ? maxb
-                    : (unsigned)p.maxThreadsDim[0];
+  unsigned bx =
+      maxb < (unsigned)p.maxThreadsDim[0] ? maxb : (unsigned)p.maxThreadsDim[0];
   int *e = dev_ints(bx);
   clsDim3 okb = {bx, 1, 1};
   void *args2[] = {&e, &v, &bx};
@@ -459,9 +457,8 @@ END_TEST
  * -cl-kernel-arg-info; clstream then builds it without.) */
 START_TEST(empty_and_dead_kernels) {
   clsModule_t alone;
-  clsError_t r = clsModuleLoadData(&alone,
-                                   "CLS_KERNEL void empty_kernel(void) {}\n",
-                                   NULL);
+  clsError_t r = clsModuleLoadData(
+      &alone, "CLS_KERNEL void empty_kernel(void) {}\n", NULL);
   ck_assert_msg(r == clsSuccess, "empty kernel alone: %s\n%s",
                 clsGetErrorName(r), clsGetLastBuildLog());
   clsDim3 g = {4, 1, 1}, b = {32, 1, 1};
@@ -489,8 +486,8 @@ START_TEST(empty_and_dead_kernels) {
   void *none_args[] = {&d, &n0};
   void *add_args[] = {&d, &v, &n};
   CK_OK(clsLaunchKernel(get_fn(m, "empty_kernel"), g, b, NULL, 0, NULL));
-  CK_OK(clsLaunchKernel(get_fn(m, "empty_with_args"), g, b, none_args, 0,
-                        NULL));
+  CK_OK(
+      clsLaunchKernel(get_fn(m, "empty_with_args"), g, b, none_args, 0, NULL));
   CK_OK(clsLaunchKernel(get_fn(m, "dead"), g, b, NULL, 0, NULL));
   CK_OK(clsLaunchKernel(get_fn(m, "add"), g, b, add_args, 0, NULL));
   CK_OK(clsDeviceSynchronize());

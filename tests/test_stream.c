@@ -465,8 +465,7 @@ START_TEST(host_fn_idle_stream_not_caller_thread) {
     CK_OK(clsStreamSynchronize(s));
     CK_ATOMIC_EQ(p.runs, 1);
     ck_assert_msg(!pthread_equal(p.thread, pthread_self()),
-                  "host function ran on the caller's thread (iteration %d)",
-                  i);
+                  "host function ran on the caller's thread (iteration %d)", i);
   }
   CK_OK(clsStreamDestroy(s));
 }
@@ -538,8 +537,8 @@ static void cb_reenter(clsStream_t s, clsError_t status, void *p) {
 START_TEST(host_fn_calling_clstream_not_permitted) {
   clsStream_t s;
   CK_OK(clsStreamCreate(&s));
-  reentry r = {s, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown,
-               clsErrorUnknown, 0};
+  reentry r = {
+      s, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown, 0};
   CK_OK(clsLaunchHostFunc(s, hf_reenter, &r));
   ck_assert_int_eq(wait_atomic_ge(&r.done, 1, 20000), 1);
   CK_OK(clsStreamSynchronize(s));
@@ -552,8 +551,8 @@ START_TEST(host_fn_calling_clstream_not_permitted) {
   ck_assert_msg(r.launch == clsErrorNotPermitted, "LaunchHostFunc: %s",
                 clsGetErrorName(r.launch));
 
-  reentry r2 = {s, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown,
-                clsErrorUnknown, 0};
+  reentry r2 = {
+      s, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown, 0};
   CK_OK(clsStreamAddCallback(s, cb_reenter, &r2, 0));
   CK_OK(clsStreamSynchronize(s));
   CK_ATOMIC_EQ(r2.done, 1);
@@ -759,12 +758,12 @@ END_TEST
 
 /* A real device fault (CUDA build): a kernel writes through a bad pointer
  * behind a gate.  A callback behind the fault is called once, with the
- * error, CUDA's cudaErrorIllegalAddress (cudaStreamAddCallback); a host function behind it is not called
- * (cudaLaunchHostFunc skips host functions once the context has failed);
- * nothing hangs.  The OpenCL build's equivalent, made with a shim, is in
- * tests/fault/test_failure.c (an OpenCL kernel on PoCL cannot fault
- * without ending the process).  The fault ruins the CUDA context for good,
- * so the test needs its own process. */
+ * error, CUDA's cudaErrorIllegalAddress (cudaStreamAddCallback); a host
+ * function behind it is not called (cudaLaunchHostFunc skips host functions
+ * once the context has failed); nothing hangs.  The OpenCL build's equivalent,
+ * made with a shim, is in tests/fault/test_failure.c (an OpenCL kernel on PoCL
+ * cannot fault without ending the process).  The fault ruins the CUDA context
+ * for good, so the test needs its own process. */
 START_TEST(host_jobs_after_device_fault) {
   if (!forked_or_skip("host_jobs_after_device_fault")) return;
   clsDeviceProp p;
@@ -841,7 +840,8 @@ START_TEST(work_starts_without_a_later_call) {
   CK_OK(clsGetDeviceProperties(&p, dev));
   if (!p.isCpu || p.bufferMemory || strcmp(p.platformName, "CUDA") == 0) {
     printf("SKIP work_starts_without_a_later_call: the host cannot read "
-           "device memory of %s directly\n", p.name);
+           "device memory of %s directly\n",
+           p.name);
     return;
   }
   arith k;

@@ -6,8 +6,8 @@
  * events: record, query, synchronize, StreamWaitEvent, host functions and
  * callbacks, async memsets and copies, kernel launches of one shared
  * function, elapsed time; and it creates and destroys its own streams,
- * events and modules, often with work still pending.  Shared objects are destroyed only
- * at the end, by the main thread.
+ * events and modules, often with work still pending.  Shared objects are
+ * destroyed only at the end, by the main thread.
  *
  * What must hold:
  * - every call returns clsSuccess (queries: or clsErrorNotReady; elapsed
@@ -201,8 +201,8 @@ static void op_end(worker *w, enum op op) {
  * the host function; `seq`/`last` check in-order runs on an own stream. */
 typedef struct token_job {
   unsigned token;
-  unsigned seq;          /* 1, 2, ... on an own stream; 0 elsewhere */
-  atomic_uint *last;     /* the own stream's last run seq, or NULL */
+  unsigned seq;      /* 1, 2, ... on an own stream; 0 elsewhere */
+  atomic_uint *last; /* the own stream's last run seq, or NULL */
 } token_job;
 
 static void token_ran(token_job *j) {
@@ -247,7 +247,8 @@ static clsError_t enqueue_token(clsStream_t s, int callback, unsigned seq,
   return r;
 }
 
-/* ---- One thread's loop ----------------------------------------------------- */
+/* ---- One thread's loop -----------------------------------------------------
+ */
 
 /* A stream this thread may use and, in *region, its buffer region. */
 static clsStream_t pick_stream_r(worker *w, unsigned *region) {
@@ -298,9 +299,14 @@ static void own_stream(worker *w) {
   }
   EXPECT_OK(w, clsEventRecord(e, s));
   switch (rand_r(&w->seed) % 3) {
-    case 0: EXPECT_OK(w, clsStreamSynchronize(s)); break;
-    case 1: EXPECT_READY_OR_NOT(w, clsStreamQuery(s)); break;
-    default: break; /* destroyed with work pending */
+  case 0:
+    EXPECT_OK(w, clsStreamSynchronize(s));
+    break;
+  case 1:
+    EXPECT_READY_OR_NOT(w, clsStreamQuery(s));
+    break;
+  default:
+    break; /* destroyed with work pending */
   }
   /* Another shared stream waits for this stream's work. */
   EXPECT_OK(w, clsStreamWaitEvent(pick_stream(w), e, 0));
@@ -316,16 +322,20 @@ static void own_stream(worker *w) {
 }
 
 static void own_event(worker *w) {
-  static const unsigned fl[] = {0, clsEventBlockingSync,
-                                clsEventDisableTiming,
+  static const unsigned fl[] = {0, clsEventBlockingSync, clsEventDisableTiming,
                                 clsEventBlockingSync | clsEventDisableTiming};
   clsEvent_t e;
   EXPECT_OK(w, clsEventCreateWithFlags(&e, fl[rand_r(&w->seed) % 4]));
   EXPECT_OK(w, clsEventRecord(e, pick_stream(w)));
   switch (rand_r(&w->seed) % 3) {
-    case 0: EXPECT_OK(w, clsEventSynchronize(e)); break;
-    case 1: EXPECT_READY_OR_NOT(w, clsEventQuery(e)); break;
-    default: break; /* destroyed while pending */
+  case 0:
+    EXPECT_OK(w, clsEventSynchronize(e));
+    break;
+  case 1:
+    EXPECT_READY_OR_NOT(w, clsEventQuery(e));
+    break;
+  default:
+    break; /* destroyed while pending */
   }
   if (rand_r(&w->seed) % 2)
     EXPECT_OK(w, clsStreamWaitEvent(pick_stream(w), e, 0));
@@ -360,98 +370,114 @@ static void own_module(worker *w) {
 static void one_op(worker *w) {
   unsigned r = (unsigned)rand_r(&w->seed) % 100;
   enum op op;
-  if (r < 12) op = OP_RECORD;
-  else if (r < 22) op = OP_EVENT_QUERY;
-  else if (r < 27) op = OP_EVENT_SYNC;
-  else if (r < 35) op = OP_STREAM_QUERY;
-  else if (r < 39) op = OP_STREAM_SYNC;
-  else if (r < 47) op = OP_WAIT_EVENT;
-  else if (r < 59) op = OP_HOST_FUNC;
-  else if (r < 65) op = OP_CALLBACK;
-  else if (r < 70) op = OP_MEMSET;
-  else if (r < 74) op = OP_MEMCPY;
-  else if (r < 79) op = OP_LAUNCH;
-  else if (r < 83) op = OP_ELAPSED;
-  else if (r < 91) op = OP_OWN_STREAM;
-  else if (r < 98) op = OP_OWN_EVENT;
+  if (r < 12)
+    op = OP_RECORD;
+  else if (r < 22)
+    op = OP_EVENT_QUERY;
+  else if (r < 27)
+    op = OP_EVENT_SYNC;
+  else if (r < 35)
+    op = OP_STREAM_QUERY;
+  else if (r < 39)
+    op = OP_STREAM_SYNC;
+  else if (r < 47)
+    op = OP_WAIT_EVENT;
+  else if (r < 59)
+    op = OP_HOST_FUNC;
+  else if (r < 65)
+    op = OP_CALLBACK;
+  else if (r < 70)
+    op = OP_MEMSET;
+  else if (r < 74)
+    op = OP_MEMCPY;
+  else if (r < 79)
+    op = OP_LAUNCH;
+  else if (r < 83)
+    op = OP_ELAPSED;
+  else if (r < 91)
+    op = OP_OWN_STREAM;
+  else if (r < 98)
+    op = OP_OWN_EVENT;
   /* A module load compiles (from PoCL's cache): rare, 0.2 %. */
-  else if (r < 99) op = rand_r(&w->seed) % 5 ? OP_OWN_EVENT : OP_OWN_MODULE;
-  else op = OP_DEVICE_SYNC;
+  else if (r < 99)
+    op = rand_r(&w->seed) % 5 ? OP_OWN_EVENT : OP_OWN_MODULE;
+  else
+    op = OP_DEVICE_SYNC;
 
   op_begin(w, op);
   switch (op) {
-    case OP_RECORD:
-      EXPECT_OK(w, clsEventRecord(pick_event(w), pick_stream(w)));
-      break;
-    case OP_EVENT_QUERY:
-      EXPECT_READY_OR_NOT(w, clsEventQuery(pick_event(w)));
-      break;
-    case OP_EVENT_SYNC:
-      EXPECT_OK(w, clsEventSynchronize(pick_event(w)));
-      break;
-    case OP_STREAM_QUERY:
-      EXPECT_READY_OR_NOT(w, clsStreamQuery(pick_stream(w)));
-      break;
-    case OP_STREAM_SYNC:
-      EXPECT_OK(w, clsStreamSynchronize(pick_stream(w)));
-      break;
-    case OP_WAIT_EVENT:
-      EXPECT_OK(w, clsStreamWaitEvent(pick_stream(w), pick_event(w), 0));
-      break;
-    case OP_HOST_FUNC:
-      EXPECT_OK(w, enqueue_token(pick_stream(w), 0, 0, NULL));
-      break;
-    case OP_CALLBACK:
-      EXPECT_OK(w, enqueue_token(pick_stream(w), 1, 0, NULL));
-      break;
-    case OP_MEMSET: {
-      unsigned k;
-      clsStream_t s = pick_stream_r(w, &k);
-      EXPECT_OK(w, clsMemsetAsync(dev_region(w, k), rand_r(&w->seed) & 0xff,
-                                  REGION_BYTES, s));
-      break;
+  case OP_RECORD:
+    EXPECT_OK(w, clsEventRecord(pick_event(w), pick_stream(w)));
+    break;
+  case OP_EVENT_QUERY:
+    EXPECT_READY_OR_NOT(w, clsEventQuery(pick_event(w)));
+    break;
+  case OP_EVENT_SYNC:
+    EXPECT_OK(w, clsEventSynchronize(pick_event(w)));
+    break;
+  case OP_STREAM_QUERY:
+    EXPECT_READY_OR_NOT(w, clsStreamQuery(pick_stream(w)));
+    break;
+  case OP_STREAM_SYNC:
+    EXPECT_OK(w, clsStreamSynchronize(pick_stream(w)));
+    break;
+  case OP_WAIT_EVENT:
+    EXPECT_OK(w, clsStreamWaitEvent(pick_stream(w), pick_event(w), 0));
+    break;
+  case OP_HOST_FUNC:
+    EXPECT_OK(w, enqueue_token(pick_stream(w), 0, 0, NULL));
+    break;
+  case OP_CALLBACK:
+    EXPECT_OK(w, enqueue_token(pick_stream(w), 1, 0, NULL));
+    break;
+  case OP_MEMSET: {
+    unsigned k;
+    clsStream_t s = pick_stream_r(w, &k);
+    EXPECT_OK(w, clsMemsetAsync(dev_region(w, k), rand_r(&w->seed) & 0xff,
+                                REGION_BYTES, s));
+    break;
+  }
+  case OP_MEMCPY: {
+    unsigned k;
+    clsStream_t s = pick_stream_r(w, &k);
+    EXPECT_OK(w, clsMemcpyAsync(pinned_region(w, k), dev_region(w, k),
+                                REGION_BYTES, clsMemcpyDeviceToHost, s));
+    break;
+  }
+  case OP_LAUNCH: {
+    unsigned k;
+    clsStream_t s = pick_stream_r(w, &k);
+    EXPECT_OK(w,
+              launch_fill(&kernels, s, dev_region(w, k), w->index, BUF_INTS));
+    break;
+  }
+  case OP_ELAPSED: {
+    float ms;
+    clsError_t e = clsEventElapsedTime(&ms, pick_event(w), pick_event(w));
+    /* A shared event that nobody recorded yet: InvalidResourceHandle;
+     * a device without usable timestamps (rusticl): NotSupported. */
+    if (e != clsSuccess && e != clsErrorNotReady &&
+        e != clsErrorInvalidResourceHandle &&
+        !(e == clsErrorNotSupported && w->untimed)) {
+      fail_with(w, "clsEventElapsedTime(shared, shared)", e);
+      return;
     }
-    case OP_MEMCPY: {
-      unsigned k;
-      clsStream_t s = pick_stream_r(w, &k);
-      EXPECT_OK(w, clsMemcpyAsync(pinned_region(w, k), dev_region(w, k),
-                                  REGION_BYTES, clsMemcpyDeviceToHost, s));
-      break;
-    }
-    case OP_LAUNCH: {
-      unsigned k;
-      clsStream_t s = pick_stream_r(w, &k);
-      EXPECT_OK(w, launch_fill(&kernels, s, dev_region(w, k), w->index,
-                               BUF_INTS));
-      break;
-    }
-    case OP_ELAPSED: {
-      float ms;
-      clsError_t e = clsEventElapsedTime(&ms, pick_event(w), pick_event(w));
-      /* A shared event that nobody recorded yet: InvalidResourceHandle;
-       * a device without usable timestamps (rusticl): NotSupported. */
-      if (e != clsSuccess && e != clsErrorNotReady &&
-          e != clsErrorInvalidResourceHandle &&
-          !(e == clsErrorNotSupported && w->untimed)) {
-        fail_with(w, "clsEventElapsedTime(shared, shared)", e);
-        return;
-      }
-      break;
-    }
-    case OP_OWN_STREAM:
-      own_stream(w);
-      break;
-    case OP_OWN_EVENT:
-      own_event(w);
-      break;
-    case OP_DEVICE_SYNC:
-      EXPECT_OK(w, clsDeviceSynchronize());
-      break;
-    case OP_OWN_MODULE:
-      own_module(w);
-      break;
-    default:
-      break;
+    break;
+  }
+  case OP_OWN_STREAM:
+    own_stream(w);
+    break;
+  case OP_OWN_EVENT:
+    own_event(w);
+    break;
+  case OP_DEVICE_SYNC:
+    EXPECT_OK(w, clsDeviceSynchronize());
+    break;
+  case OP_OWN_MODULE:
+    own_module(w);
+    break;
+  default:
+    break;
   }
   if (!atomic_load(&failed)) op_end(w, op);
 }
@@ -562,7 +588,8 @@ static void *watchdog_main(void *p) {
   return NULL;
 }
 
-/* ---- The test -------------------------------------------------------------- */
+/* ---- The test --------------------------------------------------------------
+ */
 
 START_TEST(stress) {
   int seconds = env_int("CLSTREAM_STRESS_SECONDS", 10);
@@ -608,7 +635,8 @@ START_TEST(stress) {
   /* Everything enqueued anywhere, destroyed streams included, is done. */
   op_begin(m, OP_FINAL_SYNC);
   CK_OK(clsDeviceSynchronize());
-  for (int i = 0; i <= NSTREAMS; i++) CK_OK(clsStreamSynchronize(shared_streams[i]));
+  for (int i = 0; i <= NSTREAMS; i++)
+    CK_OK(clsStreamSynchronize(shared_streams[i]));
   op_end(m, OP_FINAL_SYNC);
   /* Host functions return before the device synchronization does; their
    * counting is the last thing they do, so give the workers a moment. */
@@ -640,7 +668,8 @@ START_TEST(stress) {
     if (n > 1) twice++;
   }
   long long ran_tokens = 0;
-  for (unsigned t = 0; t < issued; t++) ran_tokens += atomic_load(&token_runs[t]) != 0;
+  for (unsigned t = 0; t < issued; t++)
+    ran_tokens += atomic_load(&token_runs[t]) != 0;
   missing = enq - ran_tokens;
   printf("stress: host functions and callbacks enqueued %lld, ran %lld "
          "(tokens run once %lld, twice or more %lld, never %lld); "
@@ -681,8 +710,8 @@ int main(void) {
   int seconds = env_int("CLSTREAM_STRESS_SECONDS", 10);
   Suite *s = suite_create("stress");
   /* Check's own timeout is the last resort; the watchdog fires first. */
-  TCase *tc = tcase_timed("stress", seconds + 2.0 * env_int(
-                                          "CLSTREAM_STRESS_WATCHDOG", 30) + 60);
+  TCase *tc = tcase_timed(
+      "stress", seconds + 2.0 * env_int("CLSTREAM_STRESS_WATCHDOG", 30) + 60);
   tcase_add_test(tc, stress);
   suite_add_tcase(s, tc);
   return run_suite(s);

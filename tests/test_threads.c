@@ -16,7 +16,7 @@ static arith g_arith; /* loaded by each test on its main thread */
 typedef struct own_arg {
   int id;
   atomic_int slots[ITERS];
-  int fail_iter;      /* first iteration that went wrong, or -1 */
+  int fail_iter; /* first iteration that went wrong, or -1 */
   char why[160];
 } own_arg;
 
@@ -27,12 +27,12 @@ static void *own_stream_worker(void *p) {
   clsEvent_t e = NULL;
   int *d = NULL, *pin = NULL;
   clsError_t r;
-#define OWN_TRY(call)                                                        \
-  do {                                                                       \
-    if ((r = (call)) != clsSuccess) {                                        \
-      snprintf(a->why, sizeof a->why, "%s: %s", #call, clsGetErrorName(r));  \
-      goto out;                                                              \
-    }                                                                        \
+#define OWN_TRY(call)                                                          \
+  do {                                                                         \
+    if ((r = (call)) != clsSuccess) {                                          \
+      snprintf(a->why, sizeof a->why, "%s: %s", #call, clsGetErrorName(r));    \
+      goto out;                                                                \
+    }                                                                          \
   } while (0)
   OWN_TRY(clsStreamCreateWithFlags(&s, a->id % 2 ? clsStreamNonBlocking : 0));
   OWN_TRY(clsEventCreate(&e));
@@ -45,8 +45,8 @@ static void *own_stream_worker(void *p) {
     OWN_TRY(launch_fill(&g_arith, s, d, v, LEN));
     OWN_TRY(launch_scale(&g_arith, s, d, 2, LEN));
     OWN_TRY(clsLaunchHostFunc(s, hf_count, &a->slots[it]));
-    OWN_TRY(clsMemcpyAsync(pin, d, LEN * sizeof(int), clsMemcpyDeviceToHost,
-                           s));
+    OWN_TRY(
+        clsMemcpyAsync(pin, d, LEN * sizeof(int), clsMemcpyDeviceToHost, s));
     OWN_TRY(clsEventRecord(e, s));
     r = clsEventQuery(e);
     if (r != clsSuccess && r != clsErrorNotReady) {
@@ -71,8 +71,8 @@ static void *own_stream_worker(void *p) {
     }
     for (int i = 0; i < LEN; ++i)
       if (pin[i] != 2 * v) {
-        snprintf(a->why, sizeof a->why, "pin[%d] = %d, expected %d", i,
-                 pin[i], 2 * v);
+        snprintf(a->why, sizeof a->why, "pin[%d] = %d, expected %d", i, pin[i],
+                 2 * v);
         goto out;
       }
   }
@@ -185,8 +185,7 @@ START_TEST(threads_shared_streams) {
   }
   for (int t = 0; t < NTHREADS; ++t) pthread_join(th[t], NULL);
   for (int t = 0; t < NTHREADS; ++t)
-    for (int k = 0; k < PER_THREAD_FNS; ++k)
-      CK_ATOMIC_EQ(st->runs[t][k], 0);
+    for (int k = 0; k < PER_THREAD_FNS; ++k) CK_ATOMIC_EQ(st->runs[t][k], 0);
   CK_CLS(clsStreamQuery(st->s[0]), clsErrorNotReady);
   gate_release(g0);
   gate_release(g1);
@@ -376,10 +375,18 @@ typedef struct waiter {
 static void *wait_worker(void *p) {
   waiter *w = p;
   switch (w->kind) {
-  case 0: w->rc = clsEventSynchronize(w->e); break;
-  case 1: w->rc = clsStreamSynchronize(w->s); break;
-  case 2: w->rc = clsDeviceSynchronize(); break;
-  default: w->rc = poll_event(w->e, 30000); break;
+  case 0:
+    w->rc = clsEventSynchronize(w->e);
+    break;
+  case 1:
+    w->rc = clsStreamSynchronize(w->s);
+    break;
+  case 2:
+    w->rc = clsDeviceSynchronize();
+    break;
+  default:
+    w->rc = poll_event(w->e, 30000);
+    break;
   }
   w->saw_after = atomic_load(w->after);
   atomic_store(&w->done, 1);
@@ -412,15 +419,19 @@ START_TEST(threads_concurrent_synchronize) {
   }
   sleep_ms(150);
   for (int i = 0; i < NW; ++i)
-    ck_assert_msg(!atomic_load(&w[i].done), "waiter %d (kind %d) returned "
-                  "while held", i, w[i].kind);
+    ck_assert_msg(!atomic_load(&w[i].done),
+                  "waiter %d (kind %d) returned "
+                  "while held",
+                  i, w[i].kind);
   gate_release(g);
   for (int i = 0; i < NW; ++i) pthread_join(th[i], NULL);
   for (int i = 0; i < NW; ++i) {
     ck_assert_msg(w[i].rc == clsSuccess, "waiter %d: %s", i,
                   clsGetErrorName(w[i].rc));
-    ck_assert_msg(w[i].saw_after == 1, "waiter %d returned before the host "
-                  "function ran", i);
+    ck_assert_msg(w[i].saw_after == 1,
+                  "waiter %d returned before the host "
+                  "function ran",
+                  i);
   }
   CK_OK(clsEventDestroy(e));
   CK_OK(clsEventDestroy(ebs));
@@ -443,13 +454,13 @@ typedef struct churn_arg {
 static void *churn_worker(void *p) {
   churn_arg *a = p;
   clsError_t r;
-#define CHURN_TRY(call)                                                       \
-  do {                                                                        \
-    if ((r = (call)) != clsSuccess) {                                         \
-      snprintf(a->why, sizeof a->why, "%s: %s", #call, clsGetErrorName(r));   \
-      a->failed = 1;                                                          \
-      return NULL;                                                            \
-    }                                                                         \
+#define CHURN_TRY(call)                                                        \
+  do {                                                                         \
+    if ((r = (call)) != clsSuccess) {                                          \
+      snprintf(a->why, sizeof a->why, "%s: %s", #call, clsGetErrorName(r));    \
+      a->failed = 1;                                                           \
+      return NULL;                                                             \
+    }                                                                          \
   } while (0)
   for (int it = 0; it < 40; ++it) {
     clsStream_t s;
@@ -502,10 +513,8 @@ START_TEST(threads_object_churn) {
   /* Handles another thread destroyed are invalid here too. */
   for (int t = 0; t < NTHREADS; ++t) {
     CK_CLS(clsEventQuery(args[t].stale_event), clsErrorInvalidResourceHandle);
-    CK_CLS(clsStreamQuery(args[t].stale_stream),
-           clsErrorInvalidResourceHandle);
-    CK_CLS(clsEventDestroy(args[t].stale_event),
-           clsErrorInvalidResourceHandle);
+    CK_CLS(clsStreamQuery(args[t].stale_stream), clsErrorInvalidResourceHandle);
+    CK_CLS(clsEventDestroy(args[t].stale_event), clsErrorInvalidResourceHandle);
   }
 }
 END_TEST
@@ -543,8 +552,8 @@ static void *sync_copy_worker(void *p) {
     }
     for (int i = 0; i < LEN; ++i)
       if (h[i] != v) {
-        snprintf(a->why, sizeof a->why, "iteration %d: h[%d] = %d, want %d",
-                 it, i, h[i], v);
+        snprintf(a->why, sizeof a->why, "iteration %d: h[%d] = %d, want %d", it,
+                 i, h[i], v);
         a->failed = 1;
         goto out;
       }
@@ -598,8 +607,8 @@ static void *ptd_worker(void *p) {
         (r = clsStreamSynchronize(clsStreamPerThread)) != clsSuccess)
       goto bad;
     if (atomic_load(&a->runs) != it + 1) {
-      snprintf(a->why, sizeof a->why, "iteration %d: %d host functions ran",
-               it, atomic_load(&a->runs));
+      snprintf(a->why, sizeof a->why, "iteration %d: %d host functions ran", it,
+               atomic_load(&a->runs));
       a->failed = 1;
       break;
     }

@@ -35,7 +35,8 @@ static int read_spans(const char *path, span *out, int max, int *lanes) {
     const char *x = strstr(line, "\"ph\":\"X\"");
     if (!x || n == max) continue;
     span *s = &out[n];
-    ck_assert(sscanf(strstr(line, "\"name\":\"") + 8, "%63[^\"]", s->name) == 1);
+    ck_assert(sscanf(strstr(line, "\"name\":\"") + 8, "%63[^\"]", s->name) ==
+              1);
     ck_assert(sscanf(strstr(line, "\"tid\":") + 6, "%u", &s->tid) == 1);
     ck_assert(sscanf(strstr(line, "\"ts\":") + 5, "%lf", &s->ts) == 1);
     ck_assert(sscanf(strstr(line, "\"dur\":") + 6, "%lf", &s->dur) == 1);

@@ -43,8 +43,9 @@ static int matches_only(const names *all, int count, int d, const char *value) {
 }
 
 /* Finds the first word (3 characters or more) of device d's name, or of its
- * platform's name, that matches device d and no other; failing that, the whole name if it selects
- * d.  Writes "" when no name selects d (then only the index does). */
+ * platform's name, that matches device d and no other; failing that, the whole
+ * name if it selects d.  Writes "" when no name selects d (then only the index
+ * does). */
 static void name_selector(const names *all, int count, int d, char *out,
                           size_t size) {
   const char *sources[2] = {all[d].name, all[d].platform};
@@ -54,8 +55,7 @@ static void name_selector(const names *all, int count, int d, char *out,
     while (*p) {
       while (*p && !isalnum((unsigned char)*p)) ++p;
       size_t len = 0;
-      while (p[len] && (isalnum((unsigned char)p[len]) || p[len] == '_'))
-        ++len;
+      while (p[len] && (isalnum((unsigned char)p[len]) || p[len] == '_')) ++len;
       if (len >= 3 && len < size) {
         char word[256];
         memcpy(word, p, len);
@@ -140,10 +140,11 @@ static void probe_kernels(const clsDeviceProp *p) {
   clsModuleUnload(m);
   /* What the compiler says about an error, in its own words. */
   clsModule_t broken;
-  if (clsModuleLoadData(&broken,
-                        "/* cls-sweep: expect build error */ "
-                        "CLS_KERNEL void info_broken(void) { undeclared_x = 1; }",
-                        NULL) == clsErrorInvalidSource) {
+  if (clsModuleLoadData(
+          &broken,
+          "/* cls-sweep: expect build error */ "
+          "CLS_KERNEL void info_broken(void) { undeclared_x = 1; }",
+          NULL) == clsErrorInvalidSource) {
     first_log_line(line, sizeof line);
     printf("  %-22s %s\n", "build log (an error):", line);
   }
@@ -194,8 +195,7 @@ int main(int argc, char **argv) {
   const char *env = getenv("CLSTREAM_DEVICE");
   int def = -1;
   clsError_t def_err = clsGetDevice(&def);
-  if (env && *env)
-    printf("CLSTREAM_DEVICE=%s\n", env);
+  if (env && *env) printf("CLSTREAM_DEVICE=%s\n", env);
   if (def_err == clsSuccess)
     printf("default device: %d\n", def);
   else
@@ -234,9 +234,9 @@ int main(int argc, char **argv) {
     print_bytes("memory:", p->totalGlobalMem);
     print_bytes("local memory/group:", p->sharedMemPerBlock);
     printf("  %-22s %d\n", "compute units:", p->multiProcessorCount);
-    printf("  %-22s %d (%d x %d x %d)\n", "max threads/block:",
-           p->maxThreadsPerBlock, p->maxThreadsDim[0], p->maxThreadsDim[1],
-           p->maxThreadsDim[2]);
+    printf("  %-22s %d (%d x %d x %d)\n",
+           "max threads/block:", p->maxThreadsPerBlock, p->maxThreadsDim[0],
+           p->maxThreadsDim[1], p->maxThreadsDim[2]);
     printf("  %-22s %s\n", "coarse-grained SVM:", yes_no(p->svmCoarseGrain));
     printf("  %-22s %d.%d (%s)\n", "compute capability:", p->major, p->minor,
            p->computeCapabilityNative ? "the device's"
@@ -285,18 +285,18 @@ int main(int argc, char **argv) {
     else
       printf("  %-22s %g ns\n", "timer resolution:", p->timerResolutionNs);
     printf("  %-22s %s\n", "timing fallback:",
-           p->timingFallback == 1   ? "yes (timed records use a 4-byte copy)"
-           : p->timingFallback ? "behind host functions and waits (timed "
-                                 "records there use a 4-byte copy)"
-                               : "no");
+           p->timingFallback == 1 ? "yes (timed records use a 4-byte copy)"
+           : p->timingFallback    ? "behind host functions and waits (timed "
+                                    "records there use a 4-byte copy)"
+                                  : "no");
     if (sel == clsSuccess) probe_kernels(p);
     if (sel == clsSuccess)
       printf("  %-22s yes\n", "selectable:");
     else
-      printf("  %-22s no: clsSetDevice returns %s (%s)%s\n", "selectable:",
-             clsGetErrorName(sel), clsGetErrorString(sel),
+      printf("  %-22s no: clsSetDevice returns %s (%s)%s\n",
+             "selectable:", clsGetErrorName(sel), clsGetErrorString(sel),
              p->major * 10 + p->minor < 12 ? "; OpenCL 1.2 or later needed"
-                                          : "");
+                                           : "");
 
     char word[256];
     name_selector(all, count, d, word, sizeof word);

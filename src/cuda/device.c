@@ -131,7 +131,6 @@ clsError_t cls__b_init(void) {
 
 int cls__b_device_count(void) { return cls__cuda_ndevices; }
 
-
 clsError_t cls__b_device_open(int dev) {
   cls__cuda_device *d = &cls__cuda_devices[dev];
   int st = atomic_load_explicit(&d->opened, memory_order_acquire);

@@ -22,6 +22,7 @@ int cls__b_shares_memory(int a, int b) {
 
 static const char *cls__cl_name(cl_int e) {
   switch (e) {
+// clang-format off
 #define N(x)                                                                \
   case x:                                                                   \
     return #x;
@@ -49,8 +50,8 @@ static const char *cls__cl_name(cl_int e) {
     N(CL_INVALID_PROPERTY) N(CL_INVALID_COMPILER_OPTIONS)
     N(CL_INVALID_DEVICE_PARTITION_COUNT)
 #undef N
-  default:
-    return "an OpenCL error";
+        // clang-format on
+        default : return "an OpenCL error";
   }
 }
 
@@ -135,10 +136,8 @@ static void cls__predefine(cls__ocl_device *d, const char *ext) {
   cl_bool little = CL_TRUE, images = CL_FALSE;
   clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof ver, ver, NULL);
   clGetDeviceInfo(d->id, CL_DEVICE_OPENCL_C_VERSION, sizeof cver, cver, NULL);
-  clGetDeviceInfo(d->id, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little,
-                  NULL);
-  clGetDeviceInfo(d->id, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images,
-                  NULL);
+  clGetDeviceInfo(d->id, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
+  clGetDeviceInfo(d->id, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
   int vmaj = 1, vmin = 2, cmaj = 1, cmin = 2;
   sscanf(ver, "OpenCL %d.%d", &vmaj, &vmin);
   sscanf(cver, "OpenCL C %d.%d", &cmaj, &cmin);
@@ -201,8 +200,8 @@ static void cls__describe(cls__ocl_device *d) {
   size_t n = 0;
   clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, 0, NULL, &n);
   char *ext = n ? malloc(n + 1) : NULL;
-  if (ext && clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, n, ext, NULL) ==
-                 CL_SUCCESS) {
+  if (ext &&
+      clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS) {
     ext[n] = '\0';
     d->priority_hints = strstr(ext, "cl_khr_priority_hints") != NULL;
   } else if (ext) {
@@ -230,8 +229,7 @@ static cl_uint cls__split(cl_platform_id plat, cl_device_id root,
   cl_uint per = cu / (cl_uint)parts;
   if (per == 0) per = 1;
   cl_device_partition_property props[] = {CL_DEVICE_PARTITION_EQUALLY,
-                                          (cl_device_partition_property)per,
-                                          0};
+                                          (cl_device_partition_property)per, 0};
   cl_uint got = 0;
   if (clCreateSubDevices(root, props, max, out, &got) != CL_SUCCESS) return 0;
   return got < max ? got : max;
@@ -316,7 +314,6 @@ clsError_t cls__b_init(void) {
 
 int cls__b_device_count(void) { return cls__ndevs; }
 
-
 /* ---- Opening a device ------------------------------------------------- */
 
 cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
@@ -338,8 +335,8 @@ cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
 
 static cl_ulong cls__end_of(cl_event ev) {
   cl_ulong t = 0;
-  if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t,
-                                     &t, NULL) != CL_SUCCESS)
+  if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t, &t,
+                                     NULL) != CL_SUCCESS)
     return 0;
   return t;
 }
@@ -455,8 +452,8 @@ static clsError_t cls__open(cls__ocl_device *d) {
     if (!pl->ctx) {
       cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
                                        (cl_context_properties)pl->id, 0};
-      pl->ctx = clCreateContext(props, pl->ndevices, pl->devices, NULL, NULL,
-                                &err);
+      pl->ctx =
+          clCreateContext(props, pl->ndevices, pl->devices, NULL, NULL, &err);
     }
     d->ctx = pl->ctx;
     pthread_mutex_unlock(&pl->lock);

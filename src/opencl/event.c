@@ -47,8 +47,8 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   } else if (!s->last ||
              atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
     *idle = 1;
-  } else if (timed && (s->last_barrier ||
-                       (!s->last_work && s->dev->timing_fallback))) {
+  } else if (timed &&
+             (s->last_barrier || (!s->last_work && s->dev->timing_fallback))) {
     /* A barrier has no timestamps kept; a marker's are not to be trusted
      * on this device. */
   } else {
@@ -169,8 +169,8 @@ static clsError_t cls__end_time(cls__bevent *e, cl_ulong *t) {
   if (ev) {
     st = cls__ocl_status(ev);
     if (st == CL_COMPLETE)
-      err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t,
-                                    t, NULL);
+      err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t, t,
+                                    NULL);
   }
   pthread_mutex_unlock(&e->lock);
   if (!ev)
@@ -178,8 +178,7 @@ static clsError_t cls__end_time(cls__bevent *e, cl_ulong *t) {
                        "the event was never recorded");
   if (st < 0) return cls__ocl_failed(st);
   if (st != CL_COMPLETE) return clsErrorNotReady;
-  if (err != CL_SUCCESS)
-    return cls__ocl_error(err, "clGetEventProfilingInfo");
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetEventProfilingInfo");
   return clsSuccess;
 }
 

@@ -159,8 +159,7 @@ void cls__facts_read(cls__ocl_device *d) {
   f->flush_to_start =
       !nvidia && !strstr(d->plat->name, "Portable Computing Language");
   const char *ce = getenv("CLSTREAM_COMMAND_EVENTS");
-  f->command_events =
-      ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
+  f->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
                       NULL) != CL_SUCCESS ||

@@ -83,8 +83,8 @@ static const char *cls__skip(const char *p, const char *end, int stop_nl) {
 
 /* Reads one token at p (after cls__skip); returns the position after it. */
 static const char *cls__lex(const char *p, const char *end, cls__tok *t) {
-  static const char *const two[] = {"&&", "||", "==", "!=", "<=", ">=",
-                                    "<<", ">>", "##", "->"};
+  static const char *const two[] = {
+      "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "##", "->"};
   t->s = p;
   if (cls__ident_start((unsigned char)*p)) {
     while (p < end && cls__ident_char((unsigned char)*p)) p++;
@@ -94,7 +94,8 @@ static const char *cls__lex(const char *p, const char *end, cls__tok *t) {
       p++;
   } else if (*p == '"' || *p == '\'') {
     char q = *p++;
-    while (p < end && *p != q && *p != '\n') p += *p == '\\' && p + 1 < end ? 2 : 1;
+    while (p < end && *p != q && *p != '\n')
+      p += *p == '\\' && p + 1 < end ? 2 : 1;
     if (p < end && *p == q) p++;
   } else {
     p++;
@@ -171,9 +172,8 @@ static void cls__expand(cls__pp *pp, const char *p, const char *end,
     if (p >= end || pp->oom) return;
     cls__tok t;
     p = cls__lex(p, end, &t);
-    cls__macro *m = cls__ident_start((unsigned char)t.s[0])
-                        ? cls__find_macro(pp, t)
-                        : NULL;
+    cls__macro *m =
+        cls__ident_start((unsigned char)t.s[0]) ? cls__find_macro(pp, t) : NULL;
     int busy = 0;
     for (int i = 0; m && i < depth; i++) busy |= active[i] == m;
     if (!m || busy || m->function_like || depth >= CLS__MAX_DEPTH) {
@@ -209,8 +209,10 @@ static long long cls__primary(cls__expr *x) {
   x->i++;
   if (cls__tok_eq(t, "(")) {
     long long v = cls__cond(x);
-    if (cls__tok_eq(cls__peek(x), ")")) x->i++;
-    else x->bad = 1;
+    if (cls__tok_eq(cls__peek(x), ")"))
+      x->i++;
+    else
+      x->bad = 1;
     return v;
   }
   if (cls__tok_eq(t, "!")) return !cls__primary(x);
@@ -232,9 +234,16 @@ static long long cls__primary(cls__expr *x) {
 
 /* Binary operators by precedence, loosest first. */
 static long long cls__binary(cls__expr *x, int level) {
-  static const char *const ops[][4] = {
-      {"||"}, {"&&"}, {"|"}, {"^"}, {"&"}, {"==", "!="},
-      {"<", ">", "<=", ">="}, {"<<", ">>"}, {"+", "-"}, {"*", "/", "%"}};
+  static const char *const ops[][4] = {{"||"},
+                                       {"&&"},
+                                       {"|"},
+                                       {"^"},
+                                       {"&"},
+                                       {"==", "!="},
+                                       {"<", ">", "<=", ">="},
+                                       {"<<", ">>"},
+                                       {"+", "-"},
+                                       {"*", "/", "%"}};
   if (level == (int)(sizeof ops / sizeof ops[0])) return cls__primary(x);
   long long v = cls__binary(x, level + 1);
   for (;;) {
@@ -246,25 +255,44 @@ static long long cls__binary(cls__expr *x, int level) {
     x->i++;
     long long r = cls__binary(x, level + 1);
     const char *o = ops[level][op];
-    if (!strcmp(o, "||")) v = v || r;
-    else if (!strcmp(o, "&&")) v = v && r;
-    else if (!strcmp(o, "|")) v |= r;
-    else if (!strcmp(o, "^")) v ^= r;
-    else if (!strcmp(o, "&")) v &= r;
-    else if (!strcmp(o, "==")) v = v == r;
-    else if (!strcmp(o, "!=")) v = v != r;
-    else if (!strcmp(o, "<")) v = v < r;
-    else if (!strcmp(o, ">")) v = v > r;
-    else if (!strcmp(o, "<=")) v = v <= r;
-    else if (!strcmp(o, ">=")) v = v >= r;
-    else if (!strcmp(o, "<<")) v = r >= 0 && r < 63 ? v << r : 0;
-    else if (!strcmp(o, ">>")) v = r >= 0 && r < 63 ? v >> r : 0;
-    else if (!strcmp(o, "+")) v += r;
-    else if (!strcmp(o, "-")) v -= r;
-    else if (!strcmp(o, "*")) v *= r;
-    else if (r == 0) x->bad = 1;
-    else if (!strcmp(o, "/")) v /= r;
-    else v %= r;
+    if (!strcmp(o, "||"))
+      v = v || r;
+    else if (!strcmp(o, "&&"))
+      v = v && r;
+    else if (!strcmp(o, "|"))
+      v |= r;
+    else if (!strcmp(o, "^"))
+      v ^= r;
+    else if (!strcmp(o, "&"))
+      v &= r;
+    else if (!strcmp(o, "=="))
+      v = v == r;
+    else if (!strcmp(o, "!="))
+      v = v != r;
+    else if (!strcmp(o, "<"))
+      v = v < r;
+    else if (!strcmp(o, ">"))
+      v = v > r;
+    else if (!strcmp(o, "<="))
+      v = v <= r;
+    else if (!strcmp(o, ">="))
+      v = v >= r;
+    else if (!strcmp(o, "<<"))
+      v = r >= 0 && r < 63 ? v << r : 0;
+    else if (!strcmp(o, ">>"))
+      v = r >= 0 && r < 63 ? v >> r : 0;
+    else if (!strcmp(o, "+"))
+      v += r;
+    else if (!strcmp(o, "-"))
+      v -= r;
+    else if (!strcmp(o, "*"))
+      v *= r;
+    else if (r == 0)
+      x->bad = 1;
+    else if (!strcmp(o, "/"))
+      v /= r;
+    else
+      v %= r;
   }
 }
 
@@ -273,8 +301,10 @@ static long long cls__cond(cls__expr *x) {
   if (!cls__tok_eq(cls__peek(x), "?")) return c;
   x->i++;
   long long a = cls__cond(x);
-  if (cls__tok_eq(cls__peek(x), ":")) x->i++;
-  else x->bad = 1;
+  if (cls__tok_eq(cls__peek(x), ":"))
+    x->i++;
+  else
+    x->bad = 1;
   long long b = cls__cond(x);
   return c ? a : b;
 }
@@ -341,8 +371,10 @@ static void cls__options(cls__pp *pp, const char *o) {
       while (*o && !isspace((unsigned char)*o)) o++;
     }
     if (a == o) continue;
-    if (def) cls__define_option(pp, a, (size_t)(o - a));
-    else cls__undef(pp, (cls__tok){a, (unsigned)(o - a)});
+    if (def)
+      cls__define_option(pp, a, (size_t)(o - a));
+    else
+      cls__undef(pp, (cls__tok){a, (unsigned)(o - a)});
   }
 }
 
@@ -372,8 +404,10 @@ static void cls__preprocess(cls__pp *pp, const char *src) {
       const char *rest = cls__skip(q, end, 1), *eol = rest;
       while (eol < end && *eol != '\n') {
         const char *n = cls__skip(eol, end, 1);
-        if (n == eol) eol++;
-        else eol = n;
+        if (n == eol)
+          eol++;
+        else
+          eol = n;
       }
       if (cls__tok_eq(d, "if") || cls__tok_eq(d, "ifdef") ||
           cls__tok_eq(d, "ifndef")) {
@@ -457,8 +491,10 @@ static size_t cls__skip_attr(const cls__pp *pp, size_t i) {
     int d = 0;
     do {
       if (i >= pp->ntoks) return i;
-      if (cls__tok_eq(pp->toks[i], "(")) d++;
-      else if (cls__tok_eq(pp->toks[i], ")")) d--;
+      if (cls__tok_eq(pp->toks[i], "("))
+        d++;
+      else if (cls__tok_eq(pp->toks[i], ")"))
+        d--;
       i++;
     } while (d > 0);
   }
@@ -570,8 +606,10 @@ int cls__kernel_params(const char *source, const char *options,
     found = 0;
     for (; k < pp.ntoks; k++) {
       cls__tok t = pp.toks[k];
-      if (cls__tok_eq(t, "(") || cls__tok_eq(t, "[")) depth++;
-      else if (depth && (cls__tok_eq(t, ")") || cls__tok_eq(t, "]"))) depth--;
+      if (cls__tok_eq(t, "(") || cls__tok_eq(t, "["))
+        depth++;
+      else if (depth && (cls__tok_eq(t, ")") || cls__tok_eq(t, "]")))
+        depth--;
       else if (!depth && (cls__tok_eq(t, ",") || cls__tok_eq(t, ")"))) {
         int lone_void = k == a + 1 && n == 0 && cls__tok_eq(t, ")") &&
                         cls__tok_eq(pp.toks[a], "void");

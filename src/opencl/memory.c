@@ -524,9 +524,8 @@ static clsError_t cls__host_copy(cls__bstream *s, void *dst, const void *src,
  * With `stage` (holding the source) the stage is freed once the copy
  * completes or fails; where the enqueue itself fails, *enqueued is 0 and
  * the stage stays the caller's. */
-static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst,
-                                    const void *src, size_t n,
-                                    cls__staging *stage, int blocking,
+static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst, const void *src,
+                                    size_t n, cls__staging *stage, int blocking,
                                     int *enqueued) {
   cls__ocl_batch b;
   cl_event ev = NULL;
@@ -547,9 +546,9 @@ static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst,
   return cls__finish_cmd(s, &b, err, ev, blocking, what);
 }
 
-clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
-                         size_t n, clsMemcpyKind kind, int mode) {
-  (void)kind; /* the commands follow where the pointers lie */
+clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,
+                         clsMemcpyKind kind, int mode) {
+  (void)kind;            /* the commands follow where the pointers lie */
   mode &= CLS__COPY_HOW; /* OpenCL has no synchronous call of its own */
   cl_mem m;
   size_t off;
@@ -558,8 +557,8 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
     return cls__host_copy(s, dst, src, n, mode);
   cls__staging *staging = NULL;
   if (mode == CLS__COPY_STAGE) {
-    staging = n <= SIZE_MAX - sizeof *staging ? malloc(sizeof *staging + n)
-                                              : NULL;
+    staging =
+        n <= SIZE_MAX - sizeof *staging ? malloc(sizeof *staging + n) : NULL;
     if (staging) {
       memcpy(staging->data, src, n);
     } else {
@@ -567,9 +566,9 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src,
     }
   }
   int enqueued;
-  clsError_t r = cls__enqueue_copy(s, dst, staging ? staging->data : src, n,
-                                   staging, mode == CLS__COPY_BLOCKING,
-                                   &enqueued);
+  clsError_t r =
+      cls__enqueue_copy(s, dst, staging ? staging->data : src, n, staging,
+                        mode == CLS__COPY_BLOCKING, &enqueued);
   if (!enqueued) free(staging);
   return r;
 }
@@ -607,7 +606,7 @@ typedef struct cls__across {
   const void *src; /* read by the job: a foreign or a host source */
   void *dst;       /* written by the job: a foreign or a host destination */
   size_t n;
-  int keep_stage;  /* a later command of the stream still reads the stage */
+  int keep_stage; /* a later command of the stream still reads the stage */
   cls__staging *stage;
 } cls__across;
 
@@ -667,8 +666,8 @@ static void cls__across_run(void *job, clsError_t status) {
 static clsError_t cls__legacy_position(cls__ocl_device *d, cls__bevent **out) {
   cls__bstream *legacy;
   clsError_t r = cls__b_stream_default(d->index, 0, &legacy);
-  if (r == clsSuccess) r = cls__b_event_create(d->index,
-                                               clsEventDisableTiming, out);
+  if (r == clsSuccess)
+    r = cls__b_event_create(d->index, clsEventDisableTiming, out);
   if (r == clsSuccess && (r = cls__b_event_record(*out, legacy)) != clsSuccess)
     cls__b_event_destroy(*out);
   return r;

@@ -59,9 +59,9 @@ struct cls__bfunction {
   cl_kernel k;
   pthread_mutex_t lock; /* held while the kernel's arguments are set */
   cl_uint nargs;
-  int bad;           /* index of the first unsupported parameter, or -1 */
-  char *bad_msg;     /* why it is unsupported (when bad >= 0) */
-  size_t hint_wg;    /* CL_KERNEL_WORK_GROUP_SIZE (for messages only) */
+  int bad;        /* index of the first unsupported parameter, or -1 */
+  char *bad_msg;  /* why it is unsupported (when bad >= 0) */
+  size_t hint_wg; /* CL_KERNEL_WORK_GROUP_SIZE (for messages only) */
   char *name;
   struct cls__bfunction *next; /* the module's list */
   cls__oarg args[];
@@ -135,17 +135,16 @@ static cl_program cls__build(cls__ocl_device *d, const char *source,
   return p;
 }
 
-clsError_t cls__b_module_load(int dev, const char *source,
-                              const char *options, cls__bmodule **out,
-                              char **log) {
+clsError_t cls__b_module_load(int dev, const char *source, const char *options,
+                              cls__bmodule **out, char **log) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
   *out = NULL;
   *log = NULL;
 
   int from_source = cls__arg_info_from_source();
   cl_int err;
-  cl_program p = cls__build(d, source, from_source ? NULL : "-cl-kernel-arg-info",
-                            options, &err);
+  cl_program p = cls__build(
+      d, source, from_source ? NULL : "-cl-kernel-arg-info", options, &err);
   if (err == CL_BUILD_PROGRAM_FAILURE && !from_source) {
     /* Perhaps only the argument info breaks the build (NVIDIA, with an
      * empty kernel); a program that fails without it too is reported
@@ -161,7 +160,8 @@ clsError_t cls__b_module_load(int dev, const char *source,
       clReleaseProgram(p2);
     }
   }
-  if (err != CL_SUCCESS && !p) return cls__ocl_error(err, "clCreateProgramWithSource");
+  if (err != CL_SUCCESS && !p)
+    return cls__ocl_error(err, "clCreateProgramWithSource");
   *log = cls__build_log(p, d->id, err != CL_SUCCESS);
   if (err != CL_SUCCESS) {
     clsError_t code = cls__ocl_code(err);
@@ -243,15 +243,14 @@ static int cls__tok_is(const char *t, size_t n, const char *word) {
  * one.  A 3-element vector takes the size of 4 elements; *elem gets the
  * size of one element and *lanes_out the number of elements (3 for a
  * 3-element vector). */
-static size_t cls__value_size(const char *tn, size_t *elem,
-                              size_t *lanes_out) {
+static size_t cls__value_size(const char *tn, size_t *elem, size_t *lanes_out) {
   static const struct {
     const char *name;
     size_t size;
     int is_signed_int; /* may follow "unsigned" */
   } base[] = {
-      {"char", 1, 1},  {"uchar", 1, 0}, {"short", 2, 1},  {"ushort", 2, 0},
-      {"int", 4, 1},   {"uint", 4, 0},  {"long", 8, 1},   {"ulong", 8, 0},
+      {"char", 1, 1},  {"uchar", 1, 0},  {"short", 2, 1}, {"ushort", 2, 0},
+      {"int", 4, 1},   {"uint", 4, 0},   {"long", 8, 1},  {"ulong", 8, 0},
       {"float", 4, 0}, {"double", 8, 0}, {"half", 2, 0},
   };
   char word[32];
@@ -342,32 +341,32 @@ static int cls__classify(const cls__kernel_param *pi, const char *kname,
   a->size = a->copy = 0;
   int is_ptr = strchr(type, '*') != NULL;
   switch (aq) {
-    case CL_KERNEL_ARG_ADDRESS_GLOBAL:
-    case CL_KERNEL_ARG_ADDRESS_CONSTANT:
-      space = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL ? "__global " : "__constant ";
-      if (is_ptr && acq == CL_KERNEL_ARG_ACCESS_NONE)
-        a->kind = CLS__ARG_POINTER;
-      else
-        why = "images and pipes are not supported";
-      break;
-    case CL_KERNEL_ARG_ADDRESS_LOCAL:
-      space = "__local ";
-      why = "__local pointer parameters are not supported; declare "
-            "CLS_LOCAL arrays in the kernel";
-      break;
-    default:
-      if (acq != CL_KERNEL_ARG_ACCESS_NONE) {
-        why = "images are not supported";
-      } else if (is_ptr) {
-        why = "a pointer parameter must be CLS_GLOBAL";
-      } else if ((a->size = cls__value_size(type, &elem, &lanes)) != 0) {
-        a->kind = lanes == 3 ? CLS__ARG_VEC3 : CLS__ARG_VALUE;
-        a->copy = elem * lanes;
-      } else {
-        why = "only device pointers, scalars and vectors of the built-in "
-              "types can be passed (not samplers, structs or typedefs)";
-      }
-      break;
+  case CL_KERNEL_ARG_ADDRESS_GLOBAL:
+  case CL_KERNEL_ARG_ADDRESS_CONSTANT:
+    space = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL ? "__global " : "__constant ";
+    if (is_ptr && acq == CL_KERNEL_ARG_ACCESS_NONE)
+      a->kind = CLS__ARG_POINTER;
+    else
+      why = "images and pipes are not supported";
+    break;
+  case CL_KERNEL_ARG_ADDRESS_LOCAL:
+    space = "__local ";
+    why = "__local pointer parameters are not supported; declare "
+          "CLS_LOCAL arrays in the kernel";
+    break;
+  default:
+    if (acq != CL_KERNEL_ARG_ACCESS_NONE) {
+      why = "images are not supported";
+    } else if (is_ptr) {
+      why = "a pointer parameter must be CLS_GLOBAL";
+    } else if ((a->size = cls__value_size(type, &elem, &lanes)) != 0) {
+      a->kind = lanes == 3 ? CLS__ARG_VEC3 : CLS__ARG_VALUE;
+      a->copy = elem * lanes;
+    } else {
+      why = "only device pointers, scalars and vectors of the built-in "
+            "types can be passed (not samplers, structs or typedefs)";
+    }
+    break;
   }
   if (a->kind != CLS__ARG_UNSUPPORTED) return 0;
 
@@ -375,8 +374,9 @@ static int cls__classify(const cls__kernel_param *pi, const char *kname,
                     "cannot be set by clsLaunchKernel: %s";
   int n = snprintf(NULL, 0, fmt, kname, (unsigned)i, pname, space, type, why);
   *msg = n > 0 ? malloc((size_t)n + 1) : NULL;
-  if (*msg) snprintf(*msg, (size_t)n + 1, fmt, kname, (unsigned)i, pname,
-                     space, type, why);
+  if (*msg)
+    snprintf(*msg, (size_t)n + 1, fmt, kname, (unsigned)i, pname, space, type,
+             why);
   return -1;
 }
 
@@ -489,8 +489,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                        "kernel '%s' has %u parameters but args is NULL",
                        f->name, (unsigned)f->nargs);
   const size_t local[3] = {block.x, block.y, block.z};
-  const size_t global[3] = {(size_t)grid.x * block.x,
-                            (size_t)grid.y * block.y,
+  const size_t global[3] = {(size_t)grid.x * block.x, (size_t)grid.y * block.y,
                             (size_t)grid.z * block.z};
 
   cls__ocl_batch b;
@@ -541,15 +540,16 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
     return cls__reason(clsErrorInvalidValue,
                        "args[%u] is NULL (kernel '%s' parameter %u)",
                        (unsigned)i, f->name, (unsigned)i);
-  if (i == f->nargs && (err == CL_INVALID_WORK_GROUP_SIZE ||
-                        err == CL_OUT_OF_RESOURCES))
+  if (i == f->nargs &&
+      (err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES))
     return cls__reason(clsErrorLaunchOutOfResources,
                        "the driver refused kernel '%s' with a block of %zu "
                        "threads (%s; the kernel's CL_KERNEL_WORK_GROUP_SIZE "
                        "hint is %zu)",
                        f->name, local[0] * local[1] * local[2],
-                       err == CL_OUT_OF_RESOURCES ? "CL_OUT_OF_RESOURCES"
-                                                  : "CL_INVALID_WORK_GROUP_SIZE",
+                       err == CL_OUT_OF_RESOURCES
+                           ? "CL_OUT_OF_RESOURCES"
+                           : "CL_INVALID_WORK_GROUP_SIZE",
                        f->hint_wg);
   if (i < f->nargs) {
     char buf[320];

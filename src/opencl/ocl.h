@@ -11,20 +11,22 @@
  * |---|---|---|---|
  * | device.open_lock | device.c | opening the device once | platform.lock |
  * | platform.lock | device.c | the platform's shared context | (leaf) |
- * | stream.lock (enqueue) | stream.c | enqueue order on the queue, waits | function.lock, device.busy_lock, stream.last_lock (own and others') |
- * | function.lock | module.c | a cl_kernel's arguments until the enqueue | buffer table (read), the front's allocation table (read) |
- * | device.streams_lock | stream.c | the live stream list | stream.last_lock |
- * | device.busy_lock | stream.c | the busy list and orphans | stream.last_lock |
- * | stream.last_lock | stream.c | newest command, unnamed count, waits | (leaf; enqueues a barrier, never waits) |
- * | event.lock | event.c | an event's newest record | (leaf) |
- * | pool.lock | pool.c | a device's stream-ordered pool | event.lock (through the event calls) |
- * | module.lock | module.c | a module's function list | (leaf) |
- * | buffer table (rwlock) | memory.c | buffer allocations and sub-buffers | (leaf) |
- * | pinned_lock | memory.c | clsMallocHost buffers | (leaf) |
- * | worker lock + cond | stream.c | the worker pool's job queue | (leaf) |
- * | sleeper m + c | stream.c | one sleeping wait | (leaf) |
- * | monitor lock + cond | stream.c | watches and unflushed queues | (leaf) |
- * | trace_lock | trace.c | the timeline trace | (leaf) |
+ * | stream.lock (enqueue) | stream.c | enqueue order on the queue, waits |
+ * function.lock, device.busy_lock, stream.last_lock (own and others') | |
+ * function.lock | module.c | a cl_kernel's arguments until the enqueue | buffer
+ * table (read), the front's allocation table (read) | | device.streams_lock |
+ * stream.c | the live stream list | stream.last_lock | | device.busy_lock |
+ * stream.c | the busy list and orphans | stream.last_lock | | stream.last_lock
+ * | stream.c | newest command, unnamed count, waits | (leaf; enqueues a
+ * barrier, never waits) | | event.lock | event.c | an event's newest record |
+ * (leaf) | | pool.lock | pool.c | a device's stream-ordered pool | event.lock
+ * (through the event calls) | | module.lock | module.c | a module's function
+ * list | (leaf) | | buffer table (rwlock) | memory.c | buffer allocations and
+ * sub-buffers | (leaf) | | pinned_lock | memory.c | clsMallocHost buffers |
+ * (leaf) | | worker lock + cond | stream.c | the worker pool's job queue |
+ * (leaf) | | sleeper m + c | stream.c | one sleeping wait | (leaf) | | monitor
+ * lock + cond | stream.c | watches and unflushed queues | (leaf) | | trace_lock
+ * | trace.c | the timeline trace | (leaf) |
  *
  * Event callbacks from the driver take only the worker and sleeper locks.
  */
@@ -131,7 +133,7 @@ typedef struct cls__ocl_device {
   int markers_after_work;
   int markers_after_gate;
   int timing_fallback;
-  void *scratch;       /* SVM scratch for the fallback copy */
+  void *scratch;         /* SVM scratch for the fallback copy */
   cl_command_queue mapq; /* maps and unmaps clsMallocHost buffers */
 
   /* Every live stream (for device-wide synchronization). */
@@ -145,7 +147,7 @@ typedef struct cls__ocl_device {
   struct cls__ocl_orphan {
     cl_event ev;
     int blocking;
-  } *orphans;
+  } * orphans;
   unsigned norphans, caporphans;
   /* The legacy default stream, created on first use. */
   struct cls__bstream *_Atomic legacy;
@@ -192,8 +194,8 @@ struct cls__bevent {
   cls__ocl_device *dev;
   unsigned flags;
   pthread_mutex_t lock;
-  cl_event ev;           /* newest record, retained; NULL if none */
-  _Atomic int done;      /* ev known complete (hot path) */
+  cl_event ev;      /* newest record, retained; NULL if none */
+  _Atomic int done; /* ev known complete (hot path) */
 };
 
 /* The events a command must wait for, gathered by cls__ocl_begin. */
@@ -312,8 +314,7 @@ void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b);
 /* The end of a command-path enqueue: cls__ocl_end_unnamed, or
  * cls__ocl_end with ev when the command was asked for its event (or with
  * NULL when `ok` is 0: the enqueue failed). */
-void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok,
-                      cl_event ev);
+void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok, cl_event ev);
 /* Where the command path may enqueue a command without an event: returns
  * NULL for "no event" or `ev` for "ask for one": on devices whose events
  * cost next to nothing (facts.command_events), and when the timeline trace
@@ -321,7 +322,8 @@ void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok,
 static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
                                             cl_event *ev) {
   extern int cls__trace_on;
-  return s->dev->facts.command_events || CLS__UNLIKELY(cls__trace_on) ? ev : NULL;
+  return s->dev->facts.command_events || CLS__UNLIKELY(cls__trace_on) ? ev
+                                                                      : NULL;
 }
 /* Names s's position if commands were enqueued after `last` without an
  * event: a barrier with an event stands for them.  Under s->last_lock. */
@@ -359,8 +361,7 @@ typedef struct cls__kernel_param {
  * there are, or -1 with `why` saying what could not be read. */
 int cls__kernel_params(const char *source, const char *options,
                        const char *const *predefined, const char *kernel,
-                       cls__kernel_param *out, int max, char *why,
-                       size_t nwhy);
+                       cls__kernel_param *out, int max, char *why, size_t nwhy);
 
 /* ---- Timeline trace (trace.c) ----------------------------------------- */
 
@@ -370,8 +371,7 @@ void cls__trace_init(void);
 /* Names a stream's lane. */
 void cls__trace_stream(cls__bstream *s);
 /* Records a command enqueued on s (from cls__ocl_end). */
-void cls__trace_command(cls__bstream *s, cl_event ev,
-                        const cls__ocl_batch *b);
+void cls__trace_command(cls__bstream *s, cl_event ev, const cls__ocl_batch *b);
 /* Writes the trace file with every command completed so far. */
 void cls__trace_write(void);
 

@@ -53,8 +53,7 @@ static void cls__batch_push(cls__ocl_batch *b, cl_event ev) {
 
 clsError_t cls__ocl_failed(cl_int st) {
   return cls__reason(clsErrorLaunchFailure,
-                     "a device command failed (execution status %d)",
-                     (int)st);
+                     "a device command failed (execution status %d)", (int)st);
 }
 
 cl_int cls__ocl_status(cl_event ev) {
@@ -406,10 +405,9 @@ void cls__ocl_position(cls__bstream *t) {
   if (CLS__LIKELY(!t->unnamed)) return;
   cl_event ev = NULL;
   cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
-  if (err != CL_SUCCESS)
-    err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
+  if (err != CL_SUCCESS) err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) return; /* still unnamed: the caller copes */
-  cls__ocl_flush(t->q); /* someone is about to wait for it */
+  cls__ocl_flush(t->q);          /* someone is about to wait for it */
   if (t->last) clReleaseEvent(t->last);
   t->last = ev;
   t->last_work = 0;
@@ -421,8 +419,7 @@ void cls__ocl_position(cls__bstream *t) {
 /* The common part of the two ends of a successful enqueue: the waits are
  * consumed and the stream is listed busy.  `ev` is the command's event,
  * or NULL for a command enqueued without one. */
-static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b,
-                        cl_event ev) {
+static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev) {
   /* The waits are consumed (other streams read them under last_lock;
    * only holders of s->lock change them, and that is us). */
   pthread_mutex_lock(&s->last_lock);
@@ -468,8 +465,7 @@ void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b) {
   cls__end_release(s, b);
 }
 
-void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok,
-                      cl_event ev) {
+void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok, cl_event ev) {
   if (ok && !ev)
     cls__ocl_end_unnamed(s, b);
   else
@@ -488,8 +484,7 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
 /* ---- Streams ---------------------------------------------------------- */
 
 static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
-                                  int priority, int role,
-                                  cls__bstream **out) {
+                                  int priority, int role, cls__bstream **out) {
   cls__bstream *s = calloc(1, sizeof *s);
   if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   cl_int err;
@@ -594,7 +589,9 @@ static void cls__pt_exit(void *p) {
   free(arr);
 }
 
-static void cls__pt_init(void) { pthread_key_create(&cls__pt_key, cls__pt_exit); }
+static void cls__pt_init(void) {
+  pthread_key_create(&cls__pt_key, cls__pt_exit);
+}
 
 clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
@@ -624,8 +621,8 @@ clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out) {
     pthread_setspecific(cls__pt_key, cls__pt_streams);
   }
   if (CLS__UNLIKELY(!cls__pt_streams[dev])) {
-    clsError_t e = cls__stream_new(d, 0, 0, CLS__ROLE_PER_THREAD,
-                                   &cls__pt_streams[dev]);
+    clsError_t e =
+        cls__stream_new(d, 0, 0, CLS__ROLE_PER_THREAD, &cls__pt_streams[dev]);
     if (e != clsSuccess) return e;
   }
   *out = cls__pt_streams[dev];
@@ -733,7 +730,8 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
     if (s->nwaits)
       atomic_store_explicit(&s->has_waits, 0, memory_order_release);
     cls__ocl_position(s);
-    if (CLS__UNLIKELY(s->unnamed)) st = 1; /* no barrier: not known done */
+    if (CLS__UNLIKELY(s->unnamed))
+      st = 1; /* no barrier: not known done */
     else if (s->last &&
              !atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
       st = cls__ocl_status(s->last);
@@ -763,8 +761,7 @@ static void cls__bridge_run(cls__ocl_job *j) {
   cls__ocl_watch_done(&br->watch); /* frees br */
 }
 
-static clsError_t cls__bridge_new(cl_event src, cl_context ctx,
-                                  cl_event *out) {
+static clsError_t cls__bridge_new(cl_event src, cl_context ctx, cl_event *out) {
   cls__bridge *br = calloc(1, sizeof *br);
   if (!br) return cls__reason(clsErrorMemoryAllocation, "out of memory");
   cl_int err;
@@ -1001,8 +998,7 @@ static void cls__host_run(cls__ocl_job *j) {
   cls__ocl_watch_done(&h->watch); /* frees h */
 }
 
-clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run,
-                                  void *job) {
+clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job) {
   cls__host *h = calloc(1, sizeof *h);
   if (!h) return cls__reason(clsErrorMemoryAllocation, "out of memory");
   h->watch.job.run = cls__host_run;

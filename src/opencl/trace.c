@@ -6,8 +6,9 @@
  * devices (pid).  A stream is an in-order queue, so no command starts
  * before the previous one of its lane ends: spans are kept in that order,
  * and a command whose timestamps the device does not get right is drawn
- * where its stream had got to, with no duration.  Tracing takes a global lock per command: it is a
- * debugging aid, off by default, and costs nothing when off. */
+ * where its stream had got to, with no duration.  Tracing takes a global lock
+ * per command: it is a debugging aid, off by default, and costs nothing when
+ * off. */
 #include "ocl.h"
 
 #include <stdio.h>
@@ -80,8 +81,7 @@ void cls__trace_stream(cls__bstream *s) {
   pthread_mutex_unlock(&cls__trace_lock);
 }
 
-void cls__trace_command(cls__bstream *s, cl_event ev,
-                        const cls__ocl_batch *b) {
+void cls__trace_command(cls__bstream *s, cl_event ev, const cls__ocl_batch *b) {
   pthread_mutex_lock(&cls__trace_lock);
   if (cls__ncmds < CLS__TRACE_MAX &&
       cls__reserve((void **)&cls__cmds, &cls__capcmds, cls__ncmds + 1,
@@ -111,10 +111,10 @@ static int cls__times(cl_event ev, cl_ulong *start, cl_ulong *end) {
   cl_int st = 1;
   clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
   if (st != CL_COMPLETE) return 0;
-  return clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
-                                 sizeof *start, start, NULL) == CL_SUCCESS &&
-         clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *end,
-                                 end, NULL) == CL_SUCCESS;
+  return clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof *start,
+                                 start, NULL) == CL_SUCCESS &&
+         clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *end, end,
+                                 NULL) == CL_SUCCESS;
 }
 
 /* Writes s as a JSON string body (quotes and control characters escaped). */
@@ -153,8 +153,7 @@ void cls__trace_write(void) {
   cl_ulong base = ~(cl_ulong)0;
   for (size_t i = 0; i < cls__ncmds; ++i) {
     cl_ulong a, z;
-    if (cls__cmds[i].stamped && cls__span(&cls__cmds[i], 0, &a, &z) &&
-        a < base)
+    if (cls__cmds[i].stamped && cls__span(&cls__cmds[i], 0, &a, &z) && a < base)
       base = a;
   }
   if (base == ~(cl_ulong)0) base = 0;

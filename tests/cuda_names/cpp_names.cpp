@@ -41,8 +41,8 @@ int main() {
   CUDA_CHECK(cudaEventRecord(start, s));
   CUDA_CHECK(cudaLaunchKernel(increment, grid, block, args, 0, s));
   inc = 5; /* arguments are captured at the call */
-  CUDA_CHECK(cudaLaunchKernel(increment, dim3(grid.x, 1, 1), dim3(256, 1),
-                              args, 0, s));
+  CUDA_CHECK(cudaLaunchKernel(increment, dim3(grid.x, 1, 1), dim3(256, 1), args,
+                              0, s));
   int marked = 0;
   CUDA_CHECK(cudaLaunchHostFunc(s, mark, &marked));
   CUDA_CHECK(cudaMemcpyAsync(host.data(), d, n * sizeof(int),
@@ -70,7 +70,8 @@ int main() {
    * cudaMallocManaged with its default flags. */
   float *pinned = nullptr, *mapped = nullptr;
   CUDA_CHECK(cudaMallocHost(&pinned, 64 * sizeof(float)));
-  CUDA_CHECK(cudaMallocHost(&mapped, 64 * sizeof(float), cudaHostAllocPortable));
+  CUDA_CHECK(
+      cudaMallocHost(&mapped, 64 * sizeof(float), cudaHostAllocPortable));
   int managed = 0, dev = 0;
   CUDA_CHECK(cudaGetDevice(&dev));
   CUDA_CHECK(cudaDeviceGetAttribute(&managed, cudaDevAttrManagedMemory, dev));

@@ -32,7 +32,7 @@
 #define EXPECT(cond, ...)                                                      \
   do {                                                                         \
     if (!(cond)) {                                                             \
-      fprintf(stderr, "%s:%d: expected %s: ", __FILE__, __LINE__, #cond);     \
+      fprintf(stderr, "%s:%d: expected %s: ", __FILE__, __LINE__, #cond);      \
       fprintf(stderr, __VA_ARGS__);                                            \
       fprintf(stderr, "\n");                                                   \
       exit(1);                                                                 \

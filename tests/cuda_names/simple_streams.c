@@ -19,8 +19,7 @@ static void check_out(const int *out, const char *what) {
   for (int i = 0; i < N; ++i) {
     int want = i + FACTOR * ITERS;
     if (out[i] != want && errors++ < 5)
-      fprintf(stderr, "%s: out[%d] = %d, expected %d\n", what, i, out[i],
-              want);
+      fprintf(stderr, "%s: out[%d] = %d, expected %d\n", what, i, out[i], want);
   }
   EXPECT(errors == 0, "%s: %d wrong elements", what, errors);
 }
@@ -41,15 +40,15 @@ int main(void) {
   CUDA_CHECK(cudaMallocHost((void **)&h_out, nbytes));
   CUDA_CHECK(cudaMalloc((void **)&d_data, nbytes));
   CUDA_CHECK(cudaMalloc((void **)&d_factor, sizeof factor));
-  CUDA_CHECK(cudaMemcpy(d_factor, &factor, sizeof factor,
-                        cudaMemcpyHostToDevice));
+  CUDA_CHECK(
+      cudaMemcpy(d_factor, &factor, sizeof factor, cudaMemcpyHostToDevice));
   for (int i = 0; i < N; ++i) h_in[i] = i;
 
   int least, greatest;
   CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
   printf("stream priorities: least %d, greatest %d\n", least, greatest);
-  CUDA_CHECK(cudaStreamCreateWithPriority(&streams[0], cudaStreamDefault,
-                                          greatest));
+  CUDA_CHECK(
+      cudaStreamCreateWithPriority(&streams[0], cudaStreamDefault, greatest));
   for (int i = 1; i < NSTREAMS; ++i) CUDA_CHECK(cudaStreamCreate(&streams[i]));
   int prio;
   unsigned flags;
@@ -81,9 +80,11 @@ int main(void) {
     dim3 grid = {N / 256, 1, 1};
     memset(h_out, 0, nbytes);
     CUDA_CHECK(cudaEventRecord(start, 0));
-    CUDA_CHECK(cudaMemcpyAsync(d_data, h_in, nbytes, cudaMemcpyHostToDevice, 0));
+    CUDA_CHECK(
+        cudaMemcpyAsync(d_data, h_in, nbytes, cudaMemcpyHostToDevice, 0));
     CUDA_CHECK(cudaLaunchKernel(add_factor, grid, block, args, 0, 0));
-    CUDA_CHECK(cudaMemcpyAsync(h_out, d_data, nbytes, cudaMemcpyDeviceToHost, 0));
+    CUDA_CHECK(
+        cudaMemcpyAsync(h_out, d_data, nbytes, cudaMemcpyDeviceToHost, 0));
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
     CUDA_ELAPSED(&ms, start, stop);
@@ -100,11 +101,10 @@ int main(void) {
       unsigned cn = (unsigned)chunk;
       void *cargs[] = {&d_chunk, &d_factor, &iters, &cn};
       dim3 cgrid = {(unsigned)(chunk / 256), 1, 1};
-      CUDA_CHECK(cudaMemcpyAsync(d_chunk, h_in + s * chunk,
-                                 chunk * sizeof(int), cudaMemcpyHostToDevice,
-                                 streams[s]));
-      CUDA_CHECK(cudaLaunchKernel(add_factor, cgrid, block, cargs, 0,
-                                  streams[s]));
+      CUDA_CHECK(cudaMemcpyAsync(d_chunk, h_in + s * chunk, chunk * sizeof(int),
+                                 cudaMemcpyHostToDevice, streams[s]));
+      CUDA_CHECK(
+          cudaLaunchKernel(add_factor, cgrid, block, cargs, 0, streams[s]));
       CUDA_CHECK(cudaMemcpyAsync(h_out + s * chunk, d_chunk,
                                  chunk * sizeof(int), cudaMemcpyDeviceToHost,
                                  streams[s]));
@@ -117,8 +117,7 @@ int main(void) {
     EXPECT(ms >= 0.0f, "elapsed %f ms", (double)ms);
     printf(", %d streams %.3f ms\n", NSTREAMS, (double)ms);
     check_out(h_out, "streamed");
-    for (int s = 0; s < NSTREAMS; ++s)
-      CUDA_CHECK(cudaStreamQuery(streams[s]));
+    for (int s = 0; s < NSTREAMS; ++s) CUDA_CHECK(cudaStreamQuery(streams[s]));
   }
 
   for (int i = 0; i < NSTREAMS; ++i) CUDA_CHECK(cudaStreamDestroy(streams[i]));

@@ -138,14 +138,14 @@ static void *cls_real(const char *name) {
   return p;
 }
 
-#define REAL(name)                                                          \
-  /* Atomic: several library threads may make the first call at once. */ \
-  static __typeof__(&name) _Atomic real_atomic_;                            \
-  __typeof__(&name) real_ =                                                 \
-      atomic_load_explicit(&real_atomic_, memory_order_acquire);            \
-  if (!real_) {                                                             \
-    real_ = (__typeof__(&name))cls_real(#name);                             \
-    atomic_store_explicit(&real_atomic_, real_, memory_order_release);      \
+#define REAL(name)                                                             \
+  /* Atomic: several library threads may make the first call at once. */       \
+  static __typeof__(&name) _Atomic real_atomic_;                               \
+  __typeof__(&name) real_ =                                                    \
+      atomic_load_explicit(&real_atomic_, memory_order_acquire);               \
+  if (!real_) {                                                                \
+    real_ = (__typeof__(&name))cls_real(#name);                                \
+    atomic_store_explicit(&real_atomic_, real_, memory_order_release);         \
   }
 
 /* ---- Simulated failed commands ------------------------------------------
@@ -275,26 +275,26 @@ static void CL_CALLBACK sim_tramp_fn(cl_event e, cl_int st, void *p) {
 }
 
 /* A function returning cl_int. */
-#define WRAP_INT(name, params, args)                                        \
-  API cl_int name params {                                                  \
-    REAL(name);                                                             \
-    if (cls_hit(#name)) return cls_code;                                    \
-    return real_ args;                                                      \
+#define WRAP_INT(name, params, args)                                           \
+  API cl_int name params {                                                     \
+    REAL(name);                                                                \
+    if (cls_hit(#name)) return cls_code;                                       \
+    return real_ args;                                                         \
   }
 
 /* A creator returning an object and storing its code in errcode_ret. */
-#define WRAP_OBJ(type, name, params, args)                                  \
-  API type name params {                                                    \
-    REAL(name);                                                             \
-    if (cls_hit(#name)) {                                                   \
-      if (errcode_ret) *errcode_ret = cls_code;                             \
-      return NULL;                                                          \
-    }                                                                       \
-    return real_ args;                                                      \
+#define WRAP_OBJ(type, name, params, args)                                     \
+  API type name params {                                                       \
+    REAL(name);                                                                \
+    if (cls_hit(#name)) {                                                      \
+      if (errcode_ret) *errcode_ret = cls_code;                                \
+      return NULL;                                                             \
+    }                                                                          \
+    return real_ args;                                                         \
   }
 
-WRAP_INT(clGetPlatformIDs,
-         (cl_uint n, cl_platform_id *p, cl_uint *np), (n, p, np))
+WRAP_INT(clGetPlatformIDs, (cl_uint n, cl_platform_id *p, cl_uint *np),
+         (n, p, np))
 WRAP_INT(clGetPlatformInfo,
          (cl_platform_id p, cl_platform_info i, size_t s, void *v, size_t *r),
          (p, i, s, v, r))
@@ -370,22 +370,23 @@ WRAP_INT(clGetEventProfilingInfo,
          (e, i, s, v, r))
 
 /* Enqueues: `ev` is the caller's event pointer (may be NULL). */
-#define WRAP_ENQ(name, params, args, q, n, w, evp)                          \
-  API cl_int name params {                                                  \
-    REAL(name);                                                             \
-    if (cls_hit(#name)) return cls_code;                                    \
-    cl_event own_ = NULL;                                                   \
-    cl_event *out_ = (evp) ? (evp) : (sim_on ? &own_ : NULL);               \
-    cl_int r_ = real_ args;                                                 \
-    if (r_ == CL_SUCCESS && out_) {                                         \
-      sim_track(q, n, w, *out_, 1);                                         \
-      if (own_) {                                                           \
-        static cl_int (*rel_)(cl_event);                                    \
-        if (!rel_) rel_ = (cl_int(*)(cl_event))dlsym(RTLD_NEXT, "clReleaseEvent"); \
-        rel_(own_);                                                         \
-      }                                                                     \
-    }                                                                       \
-    return r_;                                                              \
+#define WRAP_ENQ(name, params, args, q, n, w, evp)                             \
+  API cl_int name params {                                                     \
+    REAL(name);                                                                \
+    if (cls_hit(#name)) return cls_code;                                       \
+    cl_event own_ = NULL;                                                      \
+    cl_event *out_ = (evp) ? (evp) : (sim_on ? &own_ : NULL);                  \
+    cl_int r_ = real_ args;                                                    \
+    if (r_ == CL_SUCCESS && out_) {                                            \
+      sim_track(q, n, w, *out_, 1);                                            \
+      if (own_) {                                                              \
+        static cl_int (*rel_)(cl_event);                                       \
+        if (!rel_)                                                             \
+          rel_ = (cl_int(*)(cl_event))dlsym(RTLD_NEXT, "clReleaseEvent");      \
+        rel_(own_);                                                            \
+      }                                                                        \
+    }                                                                          \
+    return r_;                                                                 \
   }
 #define out_arg (out_)
 
@@ -505,8 +506,7 @@ API void *clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b,
   return real_(q, m, b, f, o, s, n, w, e, errcode_ret);
 }
 
-API void *clSVMAlloc(cl_context c, cl_svm_mem_flags f, size_t s,
-                     cl_uint a) {
+API void *clSVMAlloc(cl_context c, cl_svm_mem_flags f, size_t s, cl_uint a) {
   REAL(clSVMAlloc);
   if (cls_hit("clSVMAlloc")) return NULL;
   return real_(c, f, s, a);

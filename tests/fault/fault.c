@@ -50,8 +50,8 @@
 
 /* ---- The scenario side (runs under the shim) --------------------------- */
 
-static int g_errors;    /* calls that returned an error */
-static int g_unusable;  /* a step kept failing */
+static int g_errors;   /* calls that returned an error */
+static int g_unusable; /* a step kept failing */
 static char g_detail[512];
 
 static long (*g_arm)(void);
@@ -67,22 +67,22 @@ static void out(const char *fmt, ...) {
 
 /* Runs `call` until it succeeds (three retries): the injected failure is
  * one call, so a retry must succeed if the library recovered. */
-#define STEP(call)                                                          \
-  do {                                                                      \
-    clsError_t r_ = clsSuccess;                                             \
-    for (int t_ = 0; t_ < 4; ++t_) {                                        \
-      r_ = (call);                                                          \
-      if (r_ == clsSuccess) break;                                          \
-      g_errors++;                                                           \
-      out("E %d %s: %s\n", __LINE__, #call, clsGetErrorName(r_));           \
-    }                                                                       \
-    if (r_ != clsSuccess) {                                                 \
-      if (!g_unusable)                                                      \
-        snprintf(g_detail, sizeof g_detail, "line %d: %s kept returning %s", \
-                 __LINE__, #call, clsGetErrorName(r_));                     \
-      g_unusable = 1;                                                       \
-      return;                                                               \
-    }                                                                       \
+#define STEP(call)                                                             \
+  do {                                                                         \
+    clsError_t r_ = clsSuccess;                                                \
+    for (int t_ = 0; t_ < 4; ++t_) {                                           \
+      r_ = (call);                                                             \
+      if (r_ == clsSuccess) break;                                             \
+      g_errors++;                                                              \
+      out("E %d %s: %s\n", __LINE__, #call, clsGetErrorName(r_));              \
+    }                                                                          \
+    if (r_ != clsSuccess) {                                                    \
+      if (!g_unusable)                                                         \
+        snprintf(g_detail, sizeof g_detail, "line %d: %s kept returning %s",   \
+                 __LINE__, #call, clsGetErrorName(r_));                        \
+      g_unusable = 1;                                                          \
+      return;                                                                  \
+    }                                                                          \
   } while (0)
 
 /* A query that may legitimately say NotReady: polled until it is not. */
@@ -300,8 +300,8 @@ static void sc_copy(void) {
   unsigned *pin = NULL;
   STEP(clsMallocHost((void **)&pin, N * sizeof(unsigned)));
   for (int i = 0; i < N; ++i) pin[i] = 40u + (unsigned)i;
-  STEP(clsMemcpyAsync(g_pinned, pin, N * sizeof(unsigned),
-                      clsMemcpyHostToHost, g_s1));
+  STEP(clsMemcpyAsync(g_pinned, pin, N * sizeof(unsigned), clsMemcpyHostToHost,
+                      g_s1));
   STEP(clsStreamSynchronize(g_s1));
   STEP(clsFreeHost(pin));
   STEP(clsMemcpyAsync(g_d[0], g_pinned, N * sizeof(unsigned),
@@ -323,8 +323,7 @@ static void sc_copy(void) {
   STEP(clsMemset(g_d[0], 0, N * sizeof(unsigned)));
   STEP(clsMemcpy(g_d[0], g_d[2], N * sizeof(unsigned), clsMemcpyDefault));
   STEP(clsStreamSynchronize(g_s2));
-  if (!want(g_d[0], 50, "d0") || !want(g_d[1], 40, "d1"))
-    g_unusable = 2;
+  if (!want(g_d[0], 50, "d0") || !want(g_d[1], 40, "d1")) g_unusable = 2;
 }
 
 static void sc_launch(void) {
@@ -334,8 +333,7 @@ static void sc_launch(void) {
   STEP(fill(NULL, g_d[1], 70));
   STEP(clsStreamSynchronize(g_s1));
   STEP(clsStreamSynchronize(NULL));
-  if (!want(g_d[0], 62, "d0") || !want(g_d[1], 70, "d1"))
-    g_unusable = 2;
+  if (!want(g_d[0], 62, "d0") || !want(g_d[1], 70, "d1")) g_unusable = 2;
 }
 
 static void sc_destroy(void) {
@@ -379,7 +377,7 @@ static void sc_legacy(void) {
   STEP(fill(g_s1, g_d[0], 90));
   STEP(add(g_s1, g_d[0], 1, 20000));
   STEP(clsMemcpyAsync(g_d[1], g_d[0], N * sizeof(unsigned), clsMemcpyDefault,
-                      NULL)); /* waits for s1 */
+                      NULL));  /* waits for s1 */
   STEP(add(pt, g_d[1], 1, 0)); /* waits for the legacy stream */
   STEP(clsStreamSynchronize(pt));
   STEP(clsDeviceSynchronize());
@@ -412,10 +410,10 @@ typedef struct scenario {
 } scenario;
 
 static const scenario scenarios[] = {
-    {"init", sc_init, 0, 1},       {"stream", sc_stream, 1, 0},
-    {"event", sc_event, 1, 0},     {"wait", sc_wait, 1, 0},
-    {"hostfn", sc_hostfn, 1, 0},   {"copy", sc_copy, 1, 0},
-    {"launch", sc_launch, 0, 0},   {"destroy", sc_destroy, 1, 0},
+    {"init", sc_init, 0, 1},     {"stream", sc_stream, 1, 0},
+    {"event", sc_event, 1, 0},   {"wait", sc_wait, 1, 0},
+    {"hostfn", sc_hostfn, 1, 0}, {"copy", sc_copy, 1, 0},
+    {"launch", sc_launch, 0, 0}, {"destroy", sc_destroy, 1, 0},
     {"legacy", sc_legacy, 1, 0},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
@@ -445,15 +443,17 @@ static int run_scenario(const scenario *sc) {
     g_unusable = 1;
   }
   out("R %s %d %s\n",
-      g_unusable == 2 ? "wrong" : g_unusable ? "unusable" : "ok", g_errors,
-      g_detail);
+      g_unusable == 2 ? "wrong"
+      : g_unusable    ? "unusable"
+                      : "ok",
+      g_errors, g_detail);
   exit(0); /* runs the shim's atexit report */
 }
 
 /* ---- The driver side ---------------------------------------------------- */
 
 typedef struct outcome {
-  int status;   /* wait status */
+  int status; /* wait status */
   int timedout;
   char rline[600];
   char inject[128]; /* function the shim failed */
@@ -624,12 +624,11 @@ static void run_child(const char *scen, int timeout_s, outcome *o) {
  * result the caller depends on, or the library falls back), so that no
  * error reaching the caller is fine as long as the results are right. */
 static int absorbable(const char *f) {
-  static const char *ok[] = {"clFlush", "clGetEventInfo",
-                             "clSetEventCallback", "clGetEventProfilingInfo",
-                             "clGetDeviceInfo", "clGetPlatformInfo",
-                             "clGetKernelArgInfo", "clGetKernelInfo",
-                             "clGetKernelWorkGroupInfo", "clGetProgramBuildInfo",
-                             "clCreateSubDevices",
+  static const char *ok[] = {"clFlush", "clGetEventInfo", "clSetEventCallback",
+                             "clGetEventProfilingInfo", "clGetDeviceInfo",
+                             "clGetPlatformInfo", "clGetKernelArgInfo",
+                             "clGetKernelInfo", "clGetKernelWorkGroupInfo",
+                             "clGetProgramBuildInfo", "clCreateSubDevices",
                              /* clsFreeHost retries it */
                              "clEnqueueUnmapMemObject",
                              /* retried: a user event left unset would hold
@@ -672,8 +671,7 @@ static void judge(const scenario *sc, const child *ch, const outcome *o,
              "with CLSFAULT_VERBOSE=1 to see it): %s",
              WEXITSTATUS(o->status), o->rline);
     why = whybuf;
-  }
-  else if (!strcmp(verdict, "wrong")) {
+  } else if (!strcmp(verdict, "wrong")) {
     snprintf(whybuf, sizeof whybuf, "wrong result: %s", o->rline);
     why = whybuf;
   } else if (!strcmp(verdict, "unusable")) {
@@ -714,7 +712,8 @@ int main(int argc, char **argv) {
   g_self = argv[0];
   if (argc == 3 && !strcmp(argv[1], "--run")) {
     for (size_t i = 0; i < NSCEN; ++i)
-      if (!strcmp(argv[2], scenarios[i].name)) return run_scenario(&scenarios[i]);
+      if (!strcmp(argv[2], scenarios[i].name))
+        return run_scenario(&scenarios[i]);
     fprintf(stderr, "unknown scenario %s\n", argv[2]);
     return 2;
   }
@@ -733,8 +732,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--verbose"))
       verbose = 1;
     else {
-      fprintf(stderr, "usage: %s [--scenario NAME]... [--timeout SEC] "
-                      "[--jobs N] [--verbose]\n", argv[0]);
+      fprintf(stderr,
+              "usage: %s [--scenario NAME]... [--timeout SEC] "
+              "[--jobs N] [--verbose]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -743,8 +744,8 @@ int main(int argc, char **argv) {
   static const int codes[] = {-5 /* CL_OUT_OF_RESOURCES */,
                               -6 /* CL_OUT_OF_HOST_MEMORY */};
   const int ncodes = (int)(sizeof codes / sizeof codes[0]);
-  pool p = {calloc((size_t)jobs, sizeof(child)), calloc((size_t)jobs, sizeof(int)),
-            jobs, 0};
+  pool p = {calloc((size_t)jobs, sizeof(child)),
+            calloc((size_t)jobs, sizeof(int)), jobs, 0};
   if (!p.slots || !p.used) abort();
   int failures = 0;
   long total_runs = 0;

@@ -90,7 +90,7 @@ START_TEST(event_and_stream_report_launch_failure) {
   make_failed(&f, clsStreamDefault);
   CK_CLS(settle(f.e), clsErrorLaunchFailure);
   ck_assert_int_eq(atomic_load(&f.ran), 1); /* before the failure */
-  for (int i = 0; i < 3; ++i) { /* consistently, every time */
+  for (int i = 0; i < 3; ++i) {             /* consistently, every time */
     CK_CLS(clsEventQuery(f.e), clsErrorLaunchFailure);
     CK_CLS(bg_call_within(bg_event_sync, f.e, SOON_MS, "clsEventSynchronize"),
            clsErrorLaunchFailure);
@@ -416,11 +416,13 @@ int main(void) {
   tcase_add_loop_test(tc, blocking_sync_event_reports_launch_failure, 0, 2);
   tcase_add_loop_test(tc, device_synchronize_reports_launch_failure, 0, 2);
   tcase_add_loop_test(tc, callback_behind_failure_gets_error_status, 0, 2);
-  tcase_add_loop_test(tc, host_function_behind_failure_is_skipped_without_hang, 0, 2);
+  tcase_add_loop_test(tc, host_function_behind_failure_is_skipped_without_hang,
+                      0, 2);
   tcase_add_loop_test(tc, wait_on_failed_event_propagates, 0, 2);
   tcase_add_loop_test(tc, wait_on_already_failed_event_propagates, 0, 2);
   tcase_add_loop_test(tc, legacy_after_failed_blocking_stream_fails, 0, 4);
-  tcase_add_loop_test(tc, destroyed_failed_stream_still_fails_legacy_work, 0, 2);
+  tcase_add_loop_test(tc, destroyed_failed_stream_still_fails_legacy_work, 0,
+                      2);
   tcase_add_loop_test(tc, failed_pageable_copy_reports_launch_failure, 0, 2);
   tcase_add_loop_test(tc, error_is_not_sticky, 0, 2);
   tcase_add_test(tc, failed_flush_is_retried);

@@ -96,33 +96,33 @@
 /* ---- Operations ---------------------------------------------------------- */
 
 enum opkind {
-  OP_FILL,        /* model_fill on s: b[i] = v + i */
-  OP_ADD,         /* model_add on s: b[i] += v (iters of busy work) */
-  OP_KCOPY,       /* model_copy on s: b = b2 */
-  OP_COPY,        /* clsMemcpyAsync on s, b[off..] = b2[off2..], cnt */
-  OP_H2D_PAGE,    /* clsMemcpyAsync from pageable memory (staged) */
-  OP_D2H_PAGE,    /* clsMemcpyAsync into pageable memory (blocks) */
-  OP_MEMSET,      /* clsMemsetAsync on s */
-  OP_SYNC_COPY,   /* clsMemcpy (legacy stream; blocks unless D2D) */
-  OP_SYNC_SET,    /* clsMemset (legacy stream, returns at once) */
-  OP_RECORD,      /* clsEventRecord(e, s) */
-  OP_WAIT,        /* clsStreamWaitEvent(s, e, 0) */
-  OP_HOSTFN,      /* clsLaunchHostFunc / clsStreamAddCallback on s */
-  OP_GATE,        /* a host function on s held until OP_RELEASE */
-  OP_RELEASE,     /* lets gate g's host function return */
-  OP_QEVENT,      /* clsEventQuery(e) */
-  OP_QSTREAM,     /* clsStreamQuery(s) */
-  OP_SEVENT,      /* clsEventSynchronize(e) */
-  OP_SSTREAM,     /* clsStreamSynchronize(s) */
-  OP_SDEVICE,     /* clsDeviceSynchronize() */
-  OP_ELAPSED,     /* clsEventElapsedTime(e, e2) */
-  OP_SCREATE,     /* clsStreamCreateWithFlags into slot s */
-  OP_SDESTROY,    /* clsStreamDestroy(slot s) */
-  OP_ECREATE,     /* clsEventCreateWithFlags into slot e */
-  OP_EDESTROY,    /* clsEventDestroy(slot e) */
-  OP_MALLOC,      /* clsMalloc of the scratch allocation (never waits) */
-  OP_FREE,        /* clsFree of it (waits for the whole device) */
-  OP_BADLAUNCH,   /* a launch with a bad configuration (InvalidValue) */
+  OP_FILL,      /* model_fill on s: b[i] = v + i */
+  OP_ADD,       /* model_add on s: b[i] += v (iters of busy work) */
+  OP_KCOPY,     /* model_copy on s: b = b2 */
+  OP_COPY,      /* clsMemcpyAsync on s, b[off..] = b2[off2..], cnt */
+  OP_H2D_PAGE,  /* clsMemcpyAsync from pageable memory (staged) */
+  OP_D2H_PAGE,  /* clsMemcpyAsync into pageable memory (blocks) */
+  OP_MEMSET,    /* clsMemsetAsync on s */
+  OP_SYNC_COPY, /* clsMemcpy (legacy stream; blocks unless D2D) */
+  OP_SYNC_SET,  /* clsMemset (legacy stream, returns at once) */
+  OP_RECORD,    /* clsEventRecord(e, s) */
+  OP_WAIT,      /* clsStreamWaitEvent(s, e, 0) */
+  OP_HOSTFN,    /* clsLaunchHostFunc / clsStreamAddCallback on s */
+  OP_GATE,      /* a host function on s held until OP_RELEASE */
+  OP_RELEASE,   /* lets gate g's host function return */
+  OP_QEVENT,    /* clsEventQuery(e) */
+  OP_QSTREAM,   /* clsStreamQuery(s) */
+  OP_SEVENT,    /* clsEventSynchronize(e) */
+  OP_SSTREAM,   /* clsStreamSynchronize(s) */
+  OP_SDEVICE,   /* clsDeviceSynchronize() */
+  OP_ELAPSED,   /* clsEventElapsedTime(e, e2) */
+  OP_SCREATE,   /* clsStreamCreateWithFlags into slot s */
+  OP_SDESTROY,  /* clsStreamDestroy(slot s) */
+  OP_ECREATE,   /* clsEventCreateWithFlags into slot e */
+  OP_EDESTROY,  /* clsEventDestroy(slot e) */
+  OP_MALLOC,    /* clsMalloc of the scratch allocation (never waits) */
+  OP_FREE,      /* clsFree of it (waits for the whole device) */
+  OP_BADLAUNCH, /* a launch with a bad configuration (InvalidValue) */
   OP_COUNT
 };
 
@@ -175,18 +175,19 @@ typedef struct gate {
   int released;
 } gate;
 
-/* ---- The model ------------------------------------------------------------ */
+/* ---- The model ------------------------------------------------------------
+ */
 
 enum nodekind { N_CMD, N_RECORD, N_WAIT, N_HOST, N_GATE };
 
 typedef struct node {
   int kind;
   int stream;
-  int gate;     /* N_GATE: gate slot */
+  int gate; /* N_GATE: gate slot */
   int opidx;
   uint64_t *anc; /* strict ancestors */
-  int sure;     /* complete: a synchronization covered it */
-  int obs;      /* complete: a query said so */
+  int sure;      /* complete: a synchronization covered it */
+  int obs;       /* complete: a query said so */
   /* host functions (written by the library's threads, under logmu) */
   int starts, ends, start_pos, end_pos;
 } node;
@@ -194,9 +195,9 @@ typedef struct node {
 typedef struct hctx {
   struct model *m;
   int node;
-  int h;          /* pinned buffer it reads, -1 none */
+  int h;           /* pinned buffer it reads, -1 none */
   uint32_t expect; /* its hash */
-  gate *g;        /* gate to wait on, or NULL */
+  gate *g;         /* gate to wait on, or NULL */
   int callback;
 } hctx;
 
@@ -250,7 +251,8 @@ static int *g_progress;
 /* Observations checked (this process): queries the model required to be
  * clsSuccess, required to be NotReady (a held gate ahead), left open;
  * buffers compared; host functions checked for order. */
-static unsigned long g_must_ok, g_must_notready, g_open, g_buffers; /* shared with the parent: op being executed */
+static unsigned long g_must_ok, g_must_notready, g_open,
+    g_buffers; /* shared with the parent: op being executed */
 
 static void fail(model *m, const char *fmt, ...) {
   if (m->failed) return;
@@ -361,12 +363,15 @@ static void mark(model *m, int n, int sure) {
     }
 }
 
-/* ---- Buffers ---------------------------------------------------------------- */
+/* ---- Buffers ----------------------------------------------------------------
+ */
 
 /* The buffer as the host's copies see it, and as kernels see it (host
  * buffers are mapped host memory, as CUDA's pinned memory is to kernels:
  * their device pointer comes from clsHostGetDevicePointer). */
-static unsigned *bufptr(int b) { return b < NDEV ? g_dbuf[b] : g_hbuf[b - NDEV]; }
+static unsigned *bufptr(int b) {
+  return b < NDEV ? g_dbuf[b] : g_hbuf[b - NDEV];
+}
 static unsigned *g_hdev[NHOST];
 static unsigned *kernptr(int b) {
   return b < NDEV ? g_dbuf[b] : g_hdev[b - NDEV];
@@ -415,8 +420,8 @@ static void check_buffer(model *m, int b, const char *when) {
       char name[8];
       snprintf(name, sizeof name, b < NDEV ? "d%d" : "h%d",
                b < NDEV ? b : b - NDEV);
-      fail(m, "%s: %s[%d] = %u, the model says %u (last writer: op %d)",
-           when, name, i, got[i], m->buf[b].exp[i],
+      fail(m, "%s: %s[%d] = %u, the model says %u (last writer: op %d)", when,
+           name, i, got[i], m->buf[b].exp[i],
            m->buf[b].writer >= 0 ? m->nodes[m->buf[b].writer].opidx : -1);
       return;
     }
@@ -431,10 +436,10 @@ static void verify(model *m, const char *when) {
   int bad = m->bad_host;
   for (int i = 0; i < m->nnodes && !m->failed; ++i) {
     node *n = &m->nodes[i];
-    if ((n->kind == N_HOST || n->kind == N_GATE) && done(m, i) &&
-        n->ends != 1)
-      fail(m, "%s: the host function of op %d must have returned once, "
-              "ran %d time(s)",
+    if ((n->kind == N_HOST || n->kind == N_GATE) && done(m, i) && n->ends != 1)
+      fail(m,
+           "%s: the host function of op %d must have returned once, "
+           "ran %d time(s)",
            when, n->opidx, n->ends);
   }
   pthread_mutex_unlock(&m->logmu);
@@ -454,8 +459,9 @@ static void expect_query(model *m, int n, clsError_t got, const char *what) {
     g_open++;
   if (got == clsSuccess) {
     if (blocked(m, n))
-      fail(m, "%s returned clsSuccess, but a held gate (host function) "
-              "is still ahead of it",
+      fail(m,
+           "%s returned clsSuccess, but a held gate (host function) "
+           "is still ahead of it",
            what);
     else if (n >= 0) {
       mark(m, n, 0);
@@ -463,9 +469,11 @@ static void expect_query(model *m, int n, clsError_t got, const char *what) {
     }
   } else if (got == clsErrorNotReady) {
     if (done(m, n))
-      fail(m, "%s returned clsErrorNotReady, but the model says it must be "
-              "complete (%s)",
-           what, n < 0 ? "nothing was captured" : "a synchronization covered it");
+      fail(m,
+           "%s returned clsErrorNotReady, but the model says it must be "
+           "complete (%s)",
+           what,
+           n < 0 ? "nothing was captured" : "a synchronization covered it");
   } else {
     fail(m, "%s returned %s", what, clsGetErrorName(got));
   }
@@ -489,8 +497,9 @@ static void expect_query_set(model *m, const uint64_t *anc, clsError_t got,
     g_open++;
   if (got == clsSuccess) {
     if (held) {
-      fail(m, "%s returned clsSuccess, but a held gate (host function) "
-              "is still ahead of the work it covers",
+      fail(m,
+           "%s returned clsSuccess, but a held gate (host function) "
+           "is still ahead of the work it covers",
            what);
       return;
     }
@@ -499,8 +508,9 @@ static void expect_query_set(model *m, const uint64_t *anc, clsError_t got,
     verify(m, what);
   } else if (got == clsErrorNotReady) {
     if (all_done)
-      fail(m, "%s returned clsErrorNotReady, but the model says the work it "
-              "covers must be complete",
+      fail(m,
+           "%s returned clsErrorNotReady, but the model says the work it "
+           "covers must be complete",
            what);
   } else {
     fail(m, "%s returned %s", what, clsGetErrorName(got));
@@ -512,7 +522,8 @@ static void expect_ok(model *m, clsError_t got, const char *what) {
     fail(m, "%s returned %s, expected clsSuccess", what, clsGetErrorName(got));
 }
 
-/* ---- Host functions ---------------------------------------------------------- */
+/* ---- Host functions
+ * ---------------------------------------------------------- */
 
 static void host_log(hctx *c, int end) {
   model *m = c->m;
@@ -535,12 +546,12 @@ static void host_body(hctx *c, clsError_t status) {
     pthread_mutex_lock(&m->logmu);
     if (!m->bad_host) {
       m->bad_host = 1;
-      snprintf(m->bad_msg, sizeof m->bad_msg,
-               status != clsSuccess
-                   ? "the callback of op %d got status %d"
-                   : "the host function of op %d saw h%d with the wrong content",
-               m->nodes[c->node].opidx,
-               status != clsSuccess ? (int)status : c->h);
+      snprintf(
+          m->bad_msg, sizeof m->bad_msg,
+          status != clsSuccess
+              ? "the callback of op %d got status %d"
+              : "the host function of op %d saw h%d with the wrong content",
+          m->nodes[c->node].opidx, status != clsSuccess ? (int)status : c->h);
     }
     pthread_mutex_unlock(&m->logmu);
   }
@@ -558,12 +569,12 @@ static void host_cb(clsStream_t s, clsError_t status, void *p) {
   host_body(p, status);
 }
 
-/* ---- Names for the replay ------------------------------------------------------ */
+/* ---- Names for the replay
+ * ------------------------------------------------------ */
 
 static const char *sname(const op *o, int s) {
   static const char *n[] = {"NULL", "clsStreamPerThread", "s2", "s3", "s4"};
-  if (s == 0 && o->alt)
-    return "clsStreamLegacy";
+  if (s == 0 && o->alt) return "clsStreamLegacy";
   return n[s];
 }
 static const char *bname(int b) {
@@ -585,18 +596,16 @@ static void op_text(const op *o, char *t, size_t n) {
              bname(o->b), o->v, bname(o->b), o->v);
     break;
   case OP_ADD:
-    snprintf(t, n, "model_add<<<%s>>>(%s, %u, iters=%d);", S, bname(o->b),
-             o->v, o->off);
+    snprintf(t, n, "model_add<<<%s>>>(%s, %u, iters=%d);", S, bname(o->b), o->v,
+             o->off);
     break;
   case OP_KCOPY:
-    snprintf(t, n, "model_copy<<<%s>>>(%s, %s);", S, bname(o->b),
-             bname(o->b2));
+    snprintf(t, n, "model_copy<<<%s>>>(%s, %s);", S, bname(o->b), bname(o->b2));
     break;
   case OP_COPY:
     snprintf(t, n, "clsMemcpyAsync(%s + %d, %s + %d, %d * 4, %s, %s);",
              bname(o->b), o->off, bname(o->b2), o->off2, o->cnt,
-             o->alt ? "clsMemcpyDefault" : "<exact kind>",
-             S);
+             o->alt ? "clsMemcpyDefault" : "<exact kind>", S);
     break;
   case OP_H2D_PAGE:
     snprintf(t, n,
@@ -611,12 +620,12 @@ static void op_text(const op *o, char *t, size_t n) {
              bname(o->b2), S);
     break;
   case OP_MEMSET:
-    snprintf(t, n, "clsMemsetAsync(%s + %d, 0x%02x, %d * 4, %s);",
-             bname(o->b), o->off, o->v & 0xff, o->cnt, S);
+    snprintf(t, n, "clsMemsetAsync(%s + %d, 0x%02x, %d * 4, %s);", bname(o->b),
+             o->off, o->v & 0xff, o->cnt, S);
     break;
   case OP_SYNC_COPY:
-    snprintf(t, n, "clsMemcpy(%s, %s, N * 4, clsMemcpyDefault);",
-             bname(o->b), bname(o->b2));
+    snprintf(t, n, "clsMemcpy(%s, %s, N * 4, clsMemcpyDefault);", bname(o->b),
+             bname(o->b2));
     break;
   case OP_SYNC_SET:
     snprintf(t, n, "clsMemset(%s, 0x%02x, N * 4);", bname(o->b), o->v & 0xff);
@@ -630,12 +639,11 @@ static void op_text(const op *o, char *t, size_t n) {
   case OP_HOSTFN:
     if (o->b >= 0)
       snprintf(t, n, "%s(%s, hostfn /* logs, reads %s */, ...);",
-               o->alt ? "clsStreamAddCallback" : "clsLaunchHostFunc",
-               S, bname(o->b));
+               o->alt ? "clsStreamAddCallback" : "clsLaunchHostFunc", S,
+               bname(o->b));
     else
       snprintf(t, n, "%s(%s, hostfn /* logs */, ...);",
-               o->alt ? "clsStreamAddCallback" : "clsLaunchHostFunc",
-               S);
+               o->alt ? "clsStreamAddCallback" : "clsLaunchHostFunc", S);
     break;
   case OP_GATE:
     snprintf(t, n, "clsLaunchHostFunc(%s, gate_wait, g%d);  /* held */", S,
@@ -684,8 +692,7 @@ static void op_text(const op *o, char *t, size_t n) {
     break;
   case OP_BADLAUNCH:
     snprintf(t, n,
-             "model_fill<<<%s>>> with a %s  /* InvalidValue, not sticky */",
-             S,
+             "model_fill<<<%s>>> with a %s  /* InvalidValue, not sticky */", S,
              o->v % 3 == 0   ? "zero grid dimension"
              : o->v % 3 == 1 ? "zero block dimension"
                              : "block above maxThreadsPerBlock");
@@ -693,7 +700,8 @@ static void op_text(const op *o, char *t, size_t n) {
   }
 }
 
-/* ---- Executing one operation ---------------------------------------------------- */
+/* ---- Executing one operation
+ * ---------------------------------------------------- */
 
 static clsStream_t shandle(const model *m, const op *o, int s) {
   if (s == 0) return o->alt ? clsStreamLegacy : NULL;
@@ -850,10 +858,10 @@ static void exec_op(model *m, const op *o) {
     clsMemcpyKind kind = clsMemcpyDefault;
     if (!o->alt) {
       int hs = o->b2 >= NDEV, hd = o->b >= NDEV;
-      kind = hs && hd   ? clsMemcpyHostToHost
-             : hs       ? clsMemcpyHostToDevice
-             : hd       ? clsMemcpyDeviceToHost
-                        : clsMemcpyDeviceToDevice;
+      kind = hs && hd ? clsMemcpyHostToHost
+             : hs     ? clsMemcpyHostToDevice
+             : hd     ? clsMemcpyDeviceToHost
+                      : clsMemcpyDeviceToDevice;
     }
     if (x)
       r = clsMemcpyAsync(bufptr(o->b) + o->off, bufptr(o->b2) + o->off2,
@@ -883,7 +891,7 @@ static void exec_op(model *m, const op *o) {
     unsigned tmp[N];
     if (x)
       r = clsMemcpyAsync(tmp, bufptr(o->b2), sizeof tmp,
-                         o->alt ? clsMemcpyDefault
+                         o->alt         ? clsMemcpyDefault
                          : o->b2 < NDEV ? clsMemcpyDeviceToHost
                                         : clsMemcpyHostToHost,
                          sh);
@@ -952,7 +960,8 @@ static void exec_op(model *m, const op *o) {
       gate *g = calloc(1, sizeof *g);
       pthread_mutex_init(&g->mu, NULL);
       pthread_cond_init(&g->cv, NULL);
-      m->allgates = realloc(m->allgates, sizeof(gate *) * (size_t)(m->nallgates + 1));
+      m->allgates =
+          realloc(m->allgates, sizeof(gate *) * (size_t)(m->nallgates + 1));
       m->allgates[m->nallgates++] = g;
       c->g = g;
       m->gt[o->g].g = g;
@@ -981,7 +990,8 @@ static void exec_op(model *m, const op *o) {
     break;
   }
   case OP_QEVENT:
-    if (x) expect_query(m, m->ev[o->e].node, clsEventQuery(m->ev[o->e].h), what);
+    if (x)
+      expect_query(m, m->ev[o->e].node, clsEventQuery(m->ev[o->e].h), what);
     return;
   case OP_QSTREAM:
     if (x && s == 0) {
@@ -1014,8 +1024,8 @@ static void exec_op(model *m, const op *o) {
     int na = m->ev[o->e].node, nb = m->ev[o->e2].node;
     r = clsEventElapsedTime(&ms, m->ev[o->e].h, m->ev[o->e2].h);
     clsError_t want;
-    if (na < 0 || nb < 0 || ((m->ev[o->e].flags | m->ev[o->e2].flags) &
-                             clsEventDisableTiming))
+    if (na < 0 || nb < 0 ||
+        ((m->ev[o->e].flags | m->ev[o->e2].flags) & clsEventDisableTiming))
       want = clsErrorInvalidResourceHandle;
     else if (blocked(m, na) || blocked(m, nb))
       want = clsErrorNotReady;
@@ -1096,8 +1106,8 @@ static void exec_op(model *m, const op *o) {
       fail(m, "%s returned %s, expected clsErrorInvalidValue", what,
            clsGetErrorName(r));
     else if ((r = clsGetLastError()) != clsErrorInvalidValue)
-      fail(m, "%s: the last error is %s, expected clsErrorInvalidValue",
-           what, clsGetErrorName(r));
+      fail(m, "%s: the last error is %s, expected clsErrorInvalidValue", what,
+           clsGetErrorName(r));
     else if ((r = clsPeekAtLastError()) != clsSuccess)
       fail(m, "%s: the error is sticky (%s after it was read)", what,
            clsGetErrorName(r));
@@ -1112,16 +1122,17 @@ static void exec_op(model *m, const op *o) {
     verify(m, what);
 }
 
-/* ---- Generation ------------------------------------------------------------------ */
+/* ---- Generation
+ * ------------------------------------------------------------------ */
 
 static const int weights[OP_COUNT] = {
-    [OP_FILL] = 8,    [OP_ADD] = 8,      [OP_KCOPY] = 5,    [OP_COPY] = 8,
+    [OP_FILL] = 8,     [OP_ADD] = 8,      [OP_KCOPY] = 5,    [OP_COPY] = 8,
     [OP_H2D_PAGE] = 3, [OP_D2H_PAGE] = 2, [OP_MEMSET] = 3,   [OP_SYNC_COPY] = 2,
     [OP_SYNC_SET] = 1, [OP_RECORD] = 14,  [OP_WAIT] = 10,    [OP_HOSTFN] = 6,
-    [OP_GATE] = 5,    [OP_RELEASE] = 6,  [OP_QEVENT] = 10,  [OP_QSTREAM] = 7,
-    [OP_SEVENT] = 4,  [OP_SSTREAM] = 4,  [OP_SDEVICE] = 1,  [OP_ELAPSED] = 2,
-    [OP_SCREATE] = 2, [OP_SDESTROY] = 1, [OP_ECREATE] = 2,  [OP_EDESTROY] = 1,
-    [OP_MALLOC] = 1,  [OP_FREE] = 1,     [OP_BADLAUNCH] = 1};
+    [OP_GATE] = 5,     [OP_RELEASE] = 6,  [OP_QEVENT] = 10,  [OP_QSTREAM] = 7,
+    [OP_SEVENT] = 4,   [OP_SSTREAM] = 4,  [OP_SDEVICE] = 1,  [OP_ELAPSED] = 2,
+    [OP_SCREATE] = 2,  [OP_SDESTROY] = 1, [OP_ECREATE] = 2,  [OP_EDESTROY] = 1,
+    [OP_MALLOC] = 1,   [OP_FREE] = 1,     [OP_BADLAUNCH] = 1};
 
 static int pick_stream(rng *r) {
   int x = rint_(r, 20);
@@ -1177,7 +1188,8 @@ static void random_op(rng *r, op *o) {
   }
 }
 
-/* ---- A whole sequence ------------------------------------------------------------ */
+/* ---- A whole sequence
+ * ------------------------------------------------------------ */
 
 static void model_init(model *m, const prog *p, int exec, int maxnodes) {
   memset(m, 0, sizeof *m);
@@ -1200,8 +1212,8 @@ static void model_init(model *m, const prog *p, int exec, int maxnodes) {
     m->buf[b].writer = -1;
     m->buf[b].readers = calloc((size_t)m->words, sizeof(uint64_t));
     for (int i = 0; i < N; ++i)
-      m->buf[b].exp[i] = (unsigned)(p->seed * 7919u) + (unsigned)b * 1000u +
-                         (unsigned)i;
+      m->buf[b].exp[i] =
+          (unsigned)(p->seed * 7919u) + (unsigned)b * 1000u + (unsigned)i;
   }
   for (int g = 0; g < NGATE; ++g) m->gt[g].node = -1;
 }
@@ -1231,8 +1243,9 @@ static void preamble(model *m) {
     expect_ok(m, clsEventCreateWithFlags(&m->ev[e].h, p->eflags[e]),
               "clsEventCreateWithFlags");
   for (int b = 0; b < NDEV && !m->failed; ++b)
-    expect_ok(m, clsMemcpy(g_dbuf[b], m->buf[b].exp, sizeof m->buf[b].exp,
-                           clsMemcpyHostToDevice),
+    expect_ok(m,
+              clsMemcpy(g_dbuf[b], m->buf[b].exp, sizeof m->buf[b].exp,
+                        clsMemcpyHostToDevice),
               "initializing a device buffer");
   for (int h = 0; h < NHOST; ++h)
     memcpy(g_hbuf[h], m->buf[NDEV + h].exp, sizeof m->buf[NDEV + h].exp);
@@ -1259,16 +1272,16 @@ static void epilogue(model *m) {
     node *B = &m->nodes[i];
     if (B->kind != N_HOST && B->kind != N_GATE) continue;
     if (B->starts != 1 || B->ends != 1) {
-      fail(m, "the host function of op %d ran %d time(s)", B->opidx,
-           B->starts);
+      fail(m, "the host function of op %d ran %d time(s)", B->opidx, B->starts);
       break;
     }
     for (int j = 0; j < i; ++j) {
       node *A = &m->nodes[j];
       if ((A->kind == N_HOST || A->kind == N_GATE) && bit(B->anc, j) &&
           !(A->end_pos < B->start_pos)) {
-        fail(m, "the host function of op %d started before the one of op "
-                "%d, which it depends on, returned",
+        fail(m,
+             "the host function of op %d started before the one of op "
+             "%d, which it depends on, returned",
              B->opidx, A->opidx);
         break;
       }
@@ -1276,9 +1289,11 @@ static void epilogue(model *m) {
   }
   pthread_mutex_unlock(&m->logmu);
   for (int s = 2; s < NSTREAM; ++s)
-    if (m->st[s].alive) expect_ok(m, clsStreamDestroy(m->st[s].h), "clsStreamDestroy");
+    if (m->st[s].alive)
+      expect_ok(m, clsStreamDestroy(m->st[s].h), "clsStreamDestroy");
   for (int e = 0; e < NEVENT; ++e)
-    if (m->ev[e].alive) expect_ok(m, clsEventDestroy(m->ev[e].h), "clsEventDestroy");
+    if (m->ev[e].alive)
+      expect_ok(m, clsEventDestroy(m->ev[e].h), "clsEventDestroy");
 }
 
 static void prog_preamble(prog *p, rng *r) {
@@ -1369,8 +1384,7 @@ static int setup_process(void) {
       g_hdev[h] = NULL;
     }
     if (e != clsSuccess) {
-      fprintf(stderr, "clstream-model: clsHostAlloc: %s\n",
-              clsGetErrorName(e));
+      fprintf(stderr, "clstream-model: clsHostAlloc: %s\n", clsGetErrorName(e));
       return 0;
     }
   }
@@ -1386,7 +1400,8 @@ static int setup_process(void) {
   return 1;
 }
 
-/* ---- Printing ------------------------------------------------------------------------ */
+/* ---- Printing
+ * ------------------------------------------------------------------------ */
 
 static void print_prog(FILE *f, const prog *p, int fail_op, const char *msg) {
   fprintf(f, "/* clstream-model replay, seed %llu: %d operation(s) */\n",
@@ -1398,19 +1413,22 @@ static void print_prog(FILE *f, const prog *p, int fail_op, const char *msg) {
   for (int e = 0; e < NEVENT; ++e)
     fprintf(f, "clsEventCreateWithFlags(&e%d, %s);\n", e,
             eflagname(p->eflags[e]));
-  fprintf(f, "/* d0..d3: device buffers, h0..h1: pinned host buffers, %d "
-             "unsigned each, initialized by clsMemcpy */\n",
+  fprintf(f,
+          "/* d0..d3: device buffers, h0..h1: pinned host buffers, %d "
+          "unsigned each, initialized by clsMemcpy */\n",
           N);
   for (int i = 0; i < p->nops; ++i) {
     char t[300];
     op_text(&p->ops[i], t, sizeof t);
-    fprintf(f, "/* %3d */ %s%s\n", i, t, i == fail_op ? "  /* <-- FAILS */" : "");
+    fprintf(f, "/* %3d */ %s%s\n", i, t,
+            i == fail_op ? "  /* <-- FAILS */" : "");
   }
   fprintf(f, "/* then: release every gate, clsDeviceSynchronize(), check */\n");
   if (msg) fprintf(f, "/* failure: %s */\n", msg);
 }
 
-/* ---- Processes ------------------------------------------------------------------------ */
+/* ---- Processes
+ * ------------------------------------------------------------------------ */
 
 typedef struct result {
   int failed;
@@ -1474,7 +1492,8 @@ static void run_isolated(const prog *p, int reps, int timeout_s, result *res) {
     return;
   }
   ssize_t k;
-  while (len < sizeof buf - 1 && (k = read(fd[0], buf + len, sizeof buf - 1 - len)) > 0)
+  while (len < sizeof buf - 1 &&
+         (k = read(fd[0], buf + len, sizeof buf - 1 - len)) > 0)
     len += (size_t)k;
   close(fd[0]);
   buf[len] = 0;
@@ -1555,8 +1574,9 @@ static void report(unsigned long long seed, int nops, int timeout_s,
   result res;
   run_isolated(&p, 3, timeout_s, &res);
   if (!res.failed) {
-    fprintf(stderr, "clstream-model: seed %llu passed when re-run in a fresh "
-                    "process (timing-dependent); the full program:\n",
+    fprintf(stderr,
+            "clstream-model: seed %llu passed when re-run in a fresh "
+            "process (timing-dependent); the full program:\n",
             seed);
     print_prog(stderr, &p, -1, first_msg);
     free(p.ops);
@@ -1576,26 +1596,39 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--seeds") && v) count = strtoull(argv[++i], NULL, 0);
-    else if (!strcmp(a, "--start") && v) start = strtoull(argv[++i], NULL, 0);
+    if (!strcmp(a, "--seeds") && v)
+      count = strtoull(argv[++i], NULL, 0);
+    else if (!strcmp(a, "--start") && v)
+      start = strtoull(argv[++i], NULL, 0);
     else if (!strcmp(a, "--seed") && v) {
       start = strtoull(argv[++i], NULL, 0);
       count = 1;
-    } else if (!strcmp(a, "--ops") && v) nops = atoi(argv[++i]);
-    else if (!strcmp(a, "--timeout") && v) timeout_s = atoi(argv[++i]);
-    else if (!strcmp(a, "--max-failures") && v) maxfail = atoi(argv[++i]);
-    else if (!strcmp(a, "--no-shrink")) do_shrink = 0;
-    else if (!strcmp(a, "--no-confirm")) g_confirm = 0;
-    else if (!strcmp(a, "--shrink-seconds") && v) g_shrink_s = atoi(argv[++i]);
-    else if (!strcmp(a, "--strict-waits")) g_strict_waits = 1;
-    else if (!strcmp(a, "--lenient-waits")) g_strict_waits = 0;
-    else if (!strcmp(a, "--print")) print = 1;
-    else if (!strcmp(a, "--quiet")) g_quiet = 1;
+    } else if (!strcmp(a, "--ops") && v)
+      nops = atoi(argv[++i]);
+    else if (!strcmp(a, "--timeout") && v)
+      timeout_s = atoi(argv[++i]);
+    else if (!strcmp(a, "--max-failures") && v)
+      maxfail = atoi(argv[++i]);
+    else if (!strcmp(a, "--no-shrink"))
+      do_shrink = 0;
+    else if (!strcmp(a, "--no-confirm"))
+      g_confirm = 0;
+    else if (!strcmp(a, "--shrink-seconds") && v)
+      g_shrink_s = atoi(argv[++i]);
+    else if (!strcmp(a, "--strict-waits"))
+      g_strict_waits = 1;
+    else if (!strcmp(a, "--lenient-waits"))
+      g_strict_waits = 0;
+    else if (!strcmp(a, "--print"))
+      print = 1;
+    else if (!strcmp(a, "--quiet"))
+      g_quiet = 1;
     else {
       fprintf(stderr,
               "usage: %s [--seeds N] [--start S] [--seed S] [--ops N] "
               "[--timeout SEC] [--max-failures N] [--no-shrink] "
-              "[--no-confirm] [--shrink-seconds S] [--print] [--quiet] [--lenient-waits]\n",
+              "[--no-confirm] [--shrink-seconds S] [--print] [--quiet] "
+              "[--lenient-waits]\n",
               argv[0]);
       return 2;
     }
@@ -1689,8 +1722,10 @@ int main(int argc, char **argv) {
       break;
     }
     if (started == 0) {
-      fprintf(stderr, "clstream-model: the worker could not start (status "
-                      "%d)\n", status);
+      fprintf(stderr,
+              "clstream-model: the worker could not start (status "
+              "%d)\n",
+              status);
       return 1;
     }
     unsigned long long bad = next + started - 1;

@@ -10,18 +10,19 @@
  * blocking stream whose newest operation is a clsStreamWaitEvent that no
  * command has consumed yet also waited for legacy-stream work issued AFTER
  * the wait.  CUDA (13.0, H200, measured): s completes once the event's work
- * is done, while the later legacy work is still held.  clstream turned the pending wait into a marker at synchronize
- * time, and that marker gathered the legacy stream's current tail. */
+ * is done, while the later legacy work is still held.  clstream turned the
+ * pending wait into a marker at synchronize time, and that marker gathered the
+ * legacy stream's current tail. */
 START_TEST(sync_after_pending_wait_ignores_later_legacy_work) {
   clsStream_t s, t;
   clsEvent_t e, x;
-  CK_OK(clsStreamCreate(&s));                              /* blocking */
+  CK_OK(clsStreamCreate(&s)); /* blocking */
   CK_OK(clsStreamCreateWithFlags(&t, clsStreamNonBlocking));
   CK_OK(clsEventCreateWithFlags(&e, clsEventDisableTiming));
   CK_OK(clsEventCreateWithFlags(&x, clsEventDisableTiming));
   gate *a = gate_new(), *b = gate_new();
   gate_hold(a, t);
-  CK_OK(clsEventRecord(e, t));      /* held by gate a */
+  CK_OK(clsEventRecord(e, t));        /* held by gate a */
   CK_OK(clsStreamWaitEvent(s, e, 0)); /* s's newest operation */
   gate_hold(b, clsStreamPerThread);   /* a blocking stream, held */
   CK_OK(clsEventRecord(x, NULL));     /* legacy: waits for gate b */

@@ -296,14 +296,14 @@ clsError_t launch_scale(const arith *a, clsStream_t s, int *t, int k,
   return clsLaunchKernel(a->scale, grid_for(n), block64, args, 0, s);
 }
 
-clsError_t launch_add(const arith *a, clsStream_t s, const int *x,
-                      const int *y, int *out, unsigned n) {
+clsError_t launch_add(const arith *a, clsStream_t s, const int *x, const int *y,
+                      int *out, unsigned n) {
   void *args[] = {&x, &y, &out, &n};
   return clsLaunchKernel(a->add, grid_for(n), block64, args, 0, s);
 }
 
-clsError_t launch_spin(const arith *a, clsStream_t s, unsigned *out,
-                       unsigned n, unsigned iters) {
+clsError_t launch_spin(const arith *a, clsStream_t s, unsigned *out, unsigned n,
+                       unsigned iters) {
   void *args[] = {&out, &iters};
   clsDim3 g = {(n + 63) / 64, 1, 1};
   return clsLaunchKernel(a->spin, g, block64, args, 0, s);

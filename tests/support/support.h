@@ -24,33 +24,32 @@
 /* ---- Assertions ------------------------------------------------------ */
 
 /* Asserts that `call` returns `expected`, naming both codes on failure. */
-#define CK_CLS(call, expected)                                              \
-  do {                                                                      \
-    clsError_t ck_got_ = (call);                                            \
-    clsError_t ck_exp_ = (expected);                                        \
-    ck_assert_msg(ck_got_ == ck_exp_, "%s: expected %s, got %s (%d)",       \
-                  #call, clsGetErrorName(ck_exp_), clsGetErrorName(ck_got_), \
-                  (int)ck_got_);                                            \
+#define CK_CLS(call, expected)                                                 \
+  do {                                                                         \
+    clsError_t ck_got_ = (call);                                               \
+    clsError_t ck_exp_ = (expected);                                           \
+    ck_assert_msg(ck_got_ == ck_exp_, "%s: expected %s, got %s (%d)", #call,   \
+                  clsGetErrorName(ck_exp_), clsGetErrorName(ck_got_),          \
+                  (int)ck_got_);                                               \
   } while (0)
 #define CK_OK(call) CK_CLS(call, clsSuccess)
 
 /* Asserts that `call` returns one of two codes. */
-#define CK_CLS2(call, exp1, exp2)                                           \
-  do {                                                                      \
-    clsError_t ck_got_ = (call);                                            \
-    ck_assert_msg(ck_got_ == (exp1) || ck_got_ == (exp2),                   \
-                  "%s: expected %s or %s, got %s (%d)", #call,              \
-                  clsGetErrorName(exp1), clsGetErrorName(exp2),             \
-                  clsGetErrorName(ck_got_), (int)ck_got_);                  \
+#define CK_CLS2(call, exp1, exp2)                                              \
+  do {                                                                         \
+    clsError_t ck_got_ = (call);                                               \
+    ck_assert_msg(ck_got_ == (exp1) || ck_got_ == (exp2),                      \
+                  "%s: expected %s or %s, got %s (%d)", #call,                 \
+                  clsGetErrorName(exp1), clsGetErrorName(exp2),                \
+                  clsGetErrorName(ck_got_), (int)ck_got_);                     \
   } while (0)
 
 /* Asserts that an atomic_int holds `expected`. */
-#define CK_ATOMIC_EQ(a, expected)                                           \
-  do {                                                                      \
-    int ck_v_ = atomic_load(&(a));                                          \
-    int ck_w_ = (expected);                                                 \
-    ck_assert_msg(ck_v_ == ck_w_, "%s is %d, expected %d", #a, ck_v_,      \
-                  ck_w_);                                                   \
+#define CK_ATOMIC_EQ(a, expected)                                              \
+  do {                                                                         \
+    int ck_v_ = atomic_load(&(a));                                             \
+    int ck_w_ = (expected);                                                    \
+    ck_assert_msg(ck_v_ == ck_w_, "%s is %d, expected %d", #a, ck_v_, ck_w_);  \
   } while (0)
 
 /* Asserts the thread's last error (and clears it). */
@@ -128,7 +127,7 @@ void hf_count(void *p);
 typedef struct hf_probe {
   atomic_int runs;
   pthread_t thread;
-  atomic_int order; /* filled from *clock */
+  atomic_int order;  /* filled from *clock */
   atomic_int *clock; /* shared sequence counter, may be NULL */
 } hf_probe;
 void hf_probe_fn(void *p);
@@ -190,10 +189,10 @@ clsError_t launch_fill(const arith *a, clsStream_t s, int *t, int v,
                        unsigned n);
 clsError_t launch_scale(const arith *a, clsStream_t s, int *t, int k,
                         unsigned n);
-clsError_t launch_add(const arith *a, clsStream_t s, const int *x,
-                      const int *y, int *out, unsigned n);
-clsError_t launch_spin(const arith *a, clsStream_t s, unsigned *out,
-                       unsigned n, unsigned iters);
+clsError_t launch_add(const arith *a, clsStream_t s, const int *x, const int *y,
+                      int *out, unsigned n);
+clsError_t launch_spin(const arith *a, clsStream_t s, unsigned *out, unsigned n,
+                       unsigned iters);
 
 /* ---- Memory ---------------------------------------------------------- */
 
@@ -235,8 +234,7 @@ int forked_or_skip(const char *test);
 /* Runs fn in a child process (fork) with a pipe for its output; returns
  * the child's exit status, or -1 if it did not exit normally.  `out`
  * receives what the child wrote (NUL-terminated, truncated to outsz). */
-int run_child(int (*fn)(int fd, void *arg), void *arg, char *out,
-              size_t outsz);
+int run_child(int (*fn)(int fd, void *arg), void *arg, char *out, size_t outsz);
 
 /* Redirects stderr into a temporary file until capture_end, which returns
  * what was written (malloc'd, NUL-terminated). */
