@@ -132,14 +132,15 @@ static int cls__type_rank(cl_device_type t) {
  * versions, CL_VERSION_x_y, endianness, image support and one per
  * extension.  Kept in d->predef, a NULL-terminated array in one block. */
 static void cls__predefine(cls__ocl_device *d, const char *ext) {
-  char ver[128] = "", cver[128] = "";
+  char cver[128] = "";
   cl_bool little = CL_TRUE, images = CL_FALSE;
-  clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof ver, ver, NULL);
   clGetDeviceInfo(d->id, CL_DEVICE_OPENCL_C_VERSION, sizeof cver, cver, NULL);
   clGetDeviceInfo(d->id, CL_DEVICE_ENDIAN_LITTLE, sizeof little, &little, NULL);
   clGetDeviceInfo(d->id, CL_DEVICE_IMAGE_SUPPORT, sizeof images, &images, NULL);
-  int vmaj = 1, vmin = 2, cmaj = 1, cmin = 2;
-  sscanf(ver, "OpenCL %d.%d", &vmaj, &vmin);
+  /* The device's OpenCL version as identity.c read it (1.2 if unknown). */
+  int vmaj = d->ident.cl_major ? d->ident.cl_major : 1;
+  int vmin = d->ident.cl_major ? d->ident.cl_minor : 2;
+  int cmaj = 1, cmin = 2;
   sscanf(cver, "OpenCL C %d.%d", &cmaj, &cmin);
   char fixed[512];
   int len = snprintf(fixed, sizeof fixed,
@@ -207,10 +208,10 @@ static void cls__describe(cls__ocl_device *d) {
   } else if (ext) {
     ext[0] = '\0';
   }
-  cls__predefine(d, ext ? ext : "");
-  free(ext);
   cls__facts_read(d);
   cls__ocl_identify(d);
+  cls__predefine(d, ext ? ext : "");
+  free(ext);
   pthread_mutex_init(&d->open_lock, NULL);
   pthread_mutex_init(&d->streams_lock, NULL);
   pthread_mutex_init(&d->busy_lock, NULL);
