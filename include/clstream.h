@@ -236,6 +236,15 @@ typedef struct clsDeviceProp {
                                          bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
                                          other offsets give clsErrorInvalidValue.
                                          1 otherwise. */
+  int hostFuncsInline;                /* 1 where the driver runs queued work
+                                         inside clFlush on the calling thread
+                                         (Oclgrind; or CLSTREAM_HOST_INLINE=1):
+                                         clsLaunchHostFunc and
+                                         clsStreamAddCallback run the function
+                                         on the calling thread, once the
+                                         stream's earlier work is done, and
+                                         return after it has run.  0 elsewhere
+                                         (a library thread, asynchronously). */
 } clsDeviceProp;
 
 /* Compute modes (cudaComputeMode), as computeMode and
@@ -445,11 +454,17 @@ CLS_API clsError_t clsStreamGetFlags(clsStream_t s, unsigned *flags);
 CLS_API clsError_t clsStreamGetPriority(clsStream_t s, int *priority);
 /* Runs cb(s, status, userData) once, on a library thread, after all
  * earlier work in `s`; later work in `s` waits until it returns.
- * flags must be 0.  Never blocks. */
+ * flags must be 0.  Never blocks, except on a device whose
+ * hostFuncsInline is 1 (Oclgrind): there cb runs on the calling thread
+ * once the earlier work is done, and the call returns after it (a
+ * callback that waits for its caller deadlocks there). */
 CLS_API clsError_t clsStreamAddCallback(clsStream_t s, clsStreamCallback_t cb,
                                         void *userData, unsigned flags);
 /* Runs fn(userData) once, on a library thread, after all earlier work in
- * `s`; later work in `s` waits until it returns.  Never blocks. */
+ * `s`; later work in `s` waits until it returns.  Never blocks, except
+ * on a device whose hostFuncsInline is 1 (Oclgrind), as for
+ * clsStreamAddCallback: fn runs on the calling thread, which it must not
+ * wait for. */
 CLS_API clsError_t clsLaunchHostFunc(clsStream_t s, clsHostFn_t fn,
                                      void *userData);
 

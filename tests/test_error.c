@@ -353,11 +353,13 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("error");
   TCase *tc = tcase_timed("error", 60);
+  TCase *tc_gate = tcase_tagged(s, "error_gate", 60, "gate");
+  TCase *tc_threads = tcase_tagged(s, "error_threads", 60, "threads");
   tcase_add_test(tc, failed_call_stores_last_error);
   tcase_add_test(tc, peek_does_not_clear);
   tcase_add_test(tc, success_keeps_last_error_newer_replaces);
-  tcase_add_test(tc, last_error_is_per_thread);
-  tcase_add_test(tc, not_ready_never_stored);
+  tcase_add_test(tc_threads, last_error_is_per_thread);
+  tcase_add_test(tc_gate, not_ready_never_stored);
   tcase_add_test(tc, error_names_table);
   tcase_add_test(tc, error_numeric_values);
   tcase_add_test(tc, cuda_error_names);

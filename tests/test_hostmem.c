@@ -207,10 +207,11 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("hostmem");
   TCase *tc = tcase_timed("hostmem", 120);
+  TCase *tc_gate = tcase_tagged(s, "hostmem_gate", 120, "gate");
   tcase_add_test(tc, host_alloc_flags);
   tcase_add_test(tc, mapped_zero_copy);
   tcase_add_test(tc, unmapped_pinned_pointer);
-  tcase_add_test(tc, register_is_pinned);
+  tcase_add_test(tc_gate, register_is_pinned);
   tcase_add_test(tc, register_mapped_pointer);
   tcase_add_test(tc, managed_roundtrip);
   suite_add_tcase(s, tc);

@@ -732,6 +732,8 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("memory");
   TCase *tc = tcase_timed("memory", 60);
+  TCase *tc_gate = tcase_tagged(s, "memory_gate", 60, "gate");
+  TCase *tc_gate_threads = tcase_tagged(s, "memory_gate_threads", 60, "gate threads");
   tcase_add_test(tc, free_null);
   tcase_add_test(tc, malloc_null_out);
   tcase_add_test(tc, malloc_and_roundtrip);
@@ -739,21 +741,21 @@ int main(void) {
   tcase_add_test(tc, memcpy_all_kinds_and_default);
   tcase_add_test(tc, zero_bytes);
   tcase_add_test(tc, memset_bytes);
-  tcase_add_test(tc, sync_memcpy_waits_for_blocking_stream);
-  tcase_add_test(tc, sync_memset_returns_at_once_but_ordered);
-  tcase_add_test(tc, sync_memcpy_d2d_returns_at_once_but_ordered);
-  tcase_add_test(tc, sync_memcpy_host_kinds_block_behind_blocking_stream);
-  tcase_add_test(tc, sync_memcpy_ignores_nonblocking_stream);
-  tcase_add_test(tc, sync_memcpy_after_legacy_work);
-  tcase_add_test(tc, async_copy_pinned);
-  tcase_add_test(tc, async_copy_pageable_source_reusable);
-  tcase_add_test(tc, async_d2h_pageable_returns_when_done);
+  tcase_add_test(tc_gate_threads, sync_memcpy_waits_for_blocking_stream);
+  tcase_add_test(tc_gate_threads, sync_memset_returns_at_once_but_ordered);
+  tcase_add_test(tc_gate_threads, sync_memcpy_d2d_returns_at_once_but_ordered);
+  tcase_add_test(tc_gate_threads, sync_memcpy_host_kinds_block_behind_blocking_stream);
+  tcase_add_test(tc_gate_threads, sync_memcpy_ignores_nonblocking_stream);
+  tcase_add_test(tc_gate_threads, sync_memcpy_after_legacy_work);
+  tcase_add_test(tc_gate_threads, async_copy_pinned);
+  tcase_add_test(tc_gate_threads, async_copy_pageable_source_reusable);
+  tcase_add_test(tc_gate_threads, async_d2h_pageable_returns_when_done);
   tcase_add_test(tc, async_on_destroyed_stream);
-  tcase_add_test(tc, async_mixed_stream_order);
-  tcase_add_test(tc, free_waits_for_pending_work);
-  tcase_add_test(tc, malloc_does_not_wait);
+  tcase_add_test(tc_gate, async_mixed_stream_order);
+  tcase_add_test(tc_gate_threads, free_waits_for_pending_work);
+  tcase_add_test(tc_gate_threads, malloc_does_not_wait);
   tcase_add_test(tc, invalid_pointers_and_ranges);
-  tcase_add_test(tc, copies_across_contexts);
+  tcase_add_test(tc_gate, copies_across_contexts);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -850,9 +850,11 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("module");
   TCase *tc = tcase_timed("module", 90);
+  TCase *tc_gate = tcase_tagged(s, "module_gate", 90, "gate");
+  TCase *tc_threads = tcase_tagged(s, "module_threads", 90, "threads");
   tcase_add_test(tc, load_and_get_functions);
   tcase_add_test(tc, build_failure);
-  tcase_add_test(tc, build_log_per_thread);
+  tcase_add_test(tc_threads, build_log_per_thread);
   tcase_add_test(tc, load_with_options);
   tcase_add_test(tc, load_invalid_args);
   tcase_add_test(tc, unknown_kernel_name);
@@ -867,8 +869,8 @@ int main(void) {
   tcase_add_test(tc, parameter_lists_in_many_styles);
   tcase_add_loop_test(tc, function_on_every_device, 0, 2);
   tcase_add_test(tc, launch_refuses_host_pointers);
-  tcase_add_test(tc, unload_handles_and_pending_launch);
-  tcase_add_test(tc, launch_stream_order);
+  tcase_add_test(tc_gate, unload_handles_and_pending_launch);
+  tcase_add_test(tc_gate, launch_stream_order);
   tcase_add_test(tc, launch_other_param_types);
   suite_add_tcase(s, tc);
   return run_suite(s);

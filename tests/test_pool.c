@@ -460,15 +460,17 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("pool");
   TCase *tc = tcase_timed("pool", 120);
+  TCase *tc_gate = tcase_tagged(s, "pool_gate", 120, "gate");
+  TCase *tc_threads = tcase_tagged(s, "pool_threads", 120, "threads");
   tcase_add_test(tc, alloc_use_free);
-  tcase_add_test(tc, event_orders_other_stream);
-  tcase_add_test(tc, same_stream_reuse_while_pending);
-  tcase_add_test(tc, other_stream_waits_for_free_point);
-  tcase_add_test(tc, legacy_free_waits_for_blocking_streams);
-  tcase_add_test(tc, mixed_frees);
+  tcase_add_test(tc_gate, event_orders_other_stream);
+  tcase_add_test(tc_gate, same_stream_reuse_while_pending);
+  tcase_add_test(tc_gate, other_stream_waits_for_free_point);
+  tcase_add_test(tc_gate, legacy_free_waits_for_blocking_streams);
+  tcase_add_test(tc_gate, mixed_frees);
   tcase_add_test(tc, free_on_other_device);
-  tcase_add_loop_test(tc, model_random, 0, 2);
-  tcase_add_test(tc, threads);
+  tcase_add_loop_test(tc_gate, model_random, 0, 2);
+  tcase_add_test(tc_threads, threads);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -712,6 +712,7 @@ int main(void) {
   /* Check's own timeout is the last resort; the watchdog fires first. */
   TCase *tc = tcase_timed(
       "stress", seconds + 2.0 * env_int("CLSTREAM_STRESS_WATCHDOG", 30) + 60);
+  tcase_set_tags(tc, "threads"); /* support.h: tcase_tagged */
   tcase_add_test(tc, stress);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -650,14 +650,16 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_timed("threads", 120);
-  tcase_add_test(tc, threads_own_streams);
-  tcase_add_test(tc, threads_shared_streams);
-  tcase_add_test(tc, threads_kernels_into_shared_stream);
-  tcase_add_test(tc, threads_events_across_threads);
-  tcase_add_test(tc, threads_concurrent_synchronize);
-  tcase_add_test(tc, threads_object_churn);
-  tcase_add_test(tc, threads_sync_memcpy_sees_own_stream_work);
-  tcase_add_test(tc, threads_per_thread_streams);
+  TCase *tc_gate_threads = tcase_tagged(s, "threads_gate_threads", 120, "gate threads");
+  TCase *tc_threads = tcase_tagged(s, "threads_threads", 120, "threads");
+  tcase_add_test(tc_threads, threads_own_streams);
+  tcase_add_test(tc_gate_threads, threads_shared_streams);
+  tcase_add_test(tc_gate_threads, threads_kernels_into_shared_stream);
+  tcase_add_test(tc_gate_threads, threads_events_across_threads);
+  tcase_add_test(tc_gate_threads, threads_concurrent_synchronize);
+  tcase_add_test(tc_threads, threads_object_churn);
+  tcase_add_test(tc_threads, threads_sync_memcpy_sees_own_stream_work);
+  tcase_add_test(tc_threads, threads_per_thread_streams);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -156,6 +156,7 @@ int main(void) {
   Suite *s = suite_create("trace");
   TCase *tc = tcase_create("trace");
   tcase_set_timeout(tc, 120);
+  tcase_set_tags(tc, "gate"); /* support.h: tcase_tagged */
   tcase_add_test(tc, trace_lanes_order_durations);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);

@@ -258,6 +258,10 @@ int main(int argc, char **argv) {
       printf("  %-22s yes (listed last; never the default over a real "
              "device)\n",
              "simulator:");
+    printf("  %-22s %s\n", "host functions:",
+           p->hostFuncsInline
+               ? "on the calling thread, at enqueue (a flush runs the queue)"
+               : "on library threads, asynchronously");
 
     /* Selecting the device says whether (and why not) clstream can use it,
      * and makes it current for clsDeviceGetStreamPriorityRange. */

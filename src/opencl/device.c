@@ -527,6 +527,7 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->selectable = d->facts.version >= 12;
   p->bufferMemory = d->facts.buffers;
   p->simulator = d->facts.simulator;
+  p->hostFuncsInline = d->facts.host_inline;
   p->bufferArgAlign = d->facts.buffers ? d->facts.base_align : 1;
   p->streamPriorities = d->priority_hints;
   p->timerResolutionNs = (double)d->timer_res_ns;

@@ -29,6 +29,17 @@
  *   thread and, reaching one whose wait list is incomplete, waits for it
  *   (Oclgrind 21.10).  A flush must then never be made by a thread that
  *   would later complete what the command waits for (stream.c defers it).
+ * - host_inline: host jobs (clsLaunchHostFunc, clsStreamAddCallback, host
+ *   copies and fills) run on the calling thread, at enqueue, once the
+ *   stream's earlier work is done, and the call returns after the job has
+ *   run (stream.c, cls__host_inline).  Where flush_runs holds: there a
+ *   host function's usual gate (a command waiting for a user event that a
+ *   worker thread sets once the function returns) can never be flushed,
+ *   since the flush waits for the gate on the caller's thread, and a
+ *   worker may not make the driver calls instead (Oclgrind's runtime is
+ *   not thread-safe).  A host function that blocks until its caller does
+ *   something deadlocks there.  CLSTREAM_HOST_INLINE=1 forces it on every
+ *   device, so that CI runs this path on PoCL too.
  * - flush_together: the commands of one clFlush complete together
  *   (rusticl in Mesa 22.3), so a command that waits for a user event holds
  *   back the completion of every command flushed with it; the marker that
@@ -155,6 +166,8 @@ void cls__facts_read(cls__ocl_device *d) {
   f->buffers = !svm || cls__force_buffers();
   f->flush_runs = cls__has_word(d->plat->name, "oclgrind");
   f->flush_together = cls__has_word(d->plat->name, "rusticl");
+  const char *hi = getenv("CLSTREAM_HOST_INLINE");
+  f->host_inline = f->flush_runs || (hi && !strcmp(hi, "1"));
   int nvidia = strstr(d->plat->name, "NVIDIA") != NULL;
   f->flush_to_start =
       !nvidia && !strstr(d->plat->name, "Portable Computing Language");

@@ -99,6 +99,13 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
   if (size > SIZE_MAX - page)
     return cls__reason(clsErrorMemoryAllocation,
                        "%zu bytes of device memory cannot be reserved", size);
+  /* Larger than the driver's stated limit is an error (CL_INVALID_BUFFER_SIZE)
+   * the driver need not be asked for: Oclgrind's API check reports it. */
+  if (d->ident.max_alloc && size > d->ident.max_alloc)
+    return cls__reason(clsErrorMemoryAllocation,
+                       "%zu bytes exceed device %d's largest allocation "
+                       "(CL_DEVICE_MAX_MEM_ALLOC_SIZE, %llu bytes)",
+                       size, d->index, (unsigned long long)d->ident.max_alloc);
   size_t span = (size + page - 1) / page * page;
   cl_int err;
   cl_mem mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size, NULL, &err);

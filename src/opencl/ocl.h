@@ -87,6 +87,8 @@ typedef struct cls__ocl_facts {
                          and waits for their wait lists (Oclgrind) */
   int flush_together; /* the commands of one flush complete together
                          (rusticl) */
+  int host_inline;    /* host jobs run at enqueue on the calling thread
+                         (where flush_runs, or CLSTREAM_HOST_INLINE=1) */
   size_t base_align;  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
   int flush_to_start; /* an unflushed command may never start */
   int command_events; /* launches, copies and fills ask for their events */

@@ -998,7 +998,67 @@ static void cls__host_run(cls__ocl_job *j) {
   cls__ocl_watch_done(&h->watch); /* frees h */
 }
 
+/* A host job run on the calling thread (facts.host_inline: where a flush
+ * runs the queue on the caller's thread, as Oclgrind's does).  Marker M
+ * (after the stream's earlier work, and the legacy synchronization's) is
+ * flushed, which on such a driver runs it and the work before it, and
+ * waited for with no lock held; then the job runs here, with M's status
+ * (so a callback hears of an earlier failure and a skippable job may be
+ * skipped), and the call returns after it.  Gate G, the stream's newest
+ * command, waits for user event U, set once the job has returned: it is
+ * left unflushed until then (a flush would wait for U on this thread),
+ * and holds whatever another thread enqueues on the stream meanwhile,
+ * and legacy work and events that name the stream's position, until the
+ * job is done.  A failed M fails G and the stream's later work, as a
+ * failed command does on an in-order queue. */
+static clsError_t cls__host_inline(cls__bstream *s, cls__job_fn run,
+                                   void *job) {
+  cl_int err;
+  cl_event user = clCreateUserEvent(s->dev->ctx, &err);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "clCreateUserEvent");
+  cls__ocl_batch b;
+  cl_event m = NULL, g = NULL;
+  cls__ocl_begin(s, &b);
+  err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &m);
+  if (err != CL_SUCCESS) {
+    cls__ocl_end(s, &b, NULL);
+    cls__complete_user(user);
+    clReleaseEvent(user);
+    return cls__ocl_error(err, "enqueueing a host function");
+  }
+  cls__ocl_flush(s->q);
+  if (clEnqueueMarkerWithWaitList(s->q, 1, &user, &g) != CL_SUCCESS)
+    g = NULL; /* M stands for the job's place alone (no other thread's
+                 work waits for the job then) */
+  b.what = "host function";
+  b.cat = "host";
+  b.from = m;
+  clRetainEvent(m); /* ours, for the wait; the stream takes the newest */
+  cl_event newest = g ? g : m;
+  cls__end_ok(s, &b, newest);
+  if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, newest, &b);
+  cls__end_release(s, &b);
+
+  /* The wait: retried where it fails without M being known complete or
+   * failed (an injected or transient failure of the wait itself). */
+  cl_int st = cls__ocl_status(m);
+  for (int i = 0; st > CL_COMPLETE && i < 1000; ++i) {
+    if (cls__ocl_wait(m, 0) != clsSuccess && cls__ocl_status(m) > CL_COMPLETE) {
+      struct timespec d = {0, 1000000L};
+      nanosleep(&d, NULL);
+    }
+    st = cls__ocl_status(m);
+  }
+  clReleaseEvent(m);
+  run(job, st == CL_COMPLETE ? clsSuccess : clsErrorLaunchFailure);
+  cls__complete_user(user);
+  clReleaseEvent(user);
+  if (g) cls__ocl_flush(s->q); /* G, and what was enqueued after it */
+  return clsSuccess;
+}
+
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job) {
+  if (s->dev->facts.host_inline) return cls__host_inline(s, run, job);
   cls__host *h = calloc(1, sizeof *h);
   if (!h) return cls__reason(clsErrorMemoryAllocation, "out of memory");
   h->watch.job.run = cls__host_run;

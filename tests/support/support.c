@@ -481,6 +481,14 @@ TCase *tcase_timed(const char *name, double timeout_s) {
   return tc;
 }
 
+TCase *tcase_tagged(Suite *s, const char *name, double timeout_s,
+                    const char *tags) {
+  TCase *tc = tcase_timed(name, timeout_s);
+  tcase_set_tags(tc, tags);
+  suite_add_tcase(s, tc);
+  return tc;
+}
+
 int run_suite(Suite *s) {
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

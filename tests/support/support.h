@@ -249,6 +249,18 @@ char *capture_end(capture *c);
 
 /* A test case with a timeout in seconds. */
 TCase *tcase_timed(const char *name, double timeout_s);
+/* A test case as tcase_timed makes, with Check tags (space-separated),
+ * added to s.  The tags name what the cases need that some devices lack,
+ * so that a run there leaves them out (CK_EXCLUDE_TAGS):
+ *   "gate"     a host function that runs while the test thread goes on
+ *              (a gate, or a check that it runs on another thread): not
+ *              where host functions run inline (hostFuncsInline: Oclgrind,
+ *              CLSTREAM_HOST_INLINE=1);
+ *   "threads"  clstream called from several threads at once: not under
+ *              Oclgrind, whose runtime is not thread-safe.
+ * Cases without a tag run everywhere. */
+TCase *tcase_tagged(Suite *s, const char *name, double timeout_s,
+                    const char *tags);
 /* Runs the suite (CK_NORMAL) and returns the process exit code. */
 int run_suite(Suite *s);
 
