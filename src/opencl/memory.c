@@ -360,6 +360,11 @@ static cls__pinned *cls__pinned_list;
 
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
+  if (d->ident.max_alloc && size > d->ident.max_alloc) /* as cls__buf_alloc */
+    return cls__reason(clsErrorMemoryAllocation,
+                       "%zu bytes exceed device %d's largest allocation "
+                       "(CL_DEVICE_MAX_MEM_ALLOC_SIZE, %llu bytes)",
+                       size, d->index, (unsigned long long)d->ident.max_alloc);
   cls__pinned *pn = malloc(sizeof *pn);
   if (!pn) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   cl_int err;
