@@ -186,7 +186,8 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("attribute");
   TCase *tc = tcase_timed("attribute", 120);
-  TCase *tc_gate_threads = tcase_tagged(s, "attribute_gate_threads", 120, "gate threads");
+  TCase *tc_gate_threads =
+      tcase_tagged(s, "attribute_gate_threads", 120, "gate threads");
   tcase_add_test(tc, attributes_match_properties);
   tcase_add_test(tc, attribute_values);
   tcase_add_test(tc, device_identity);

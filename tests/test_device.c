@@ -435,14 +435,16 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("device");
   TCase *tc = tcase_timed("device", 60);
-  TCase *tc_gate_threads = tcase_tagged(s, "device_gate_threads", 60, "gate threads");
+  TCase *tc_gate_threads =
+      tcase_tagged(s, "device_gate_threads", 60, "gate threads");
   TCase *tc_threads = tcase_tagged(s, "device_threads", 60, "threads");
   tcase_add_test(tc, device_count);
   tcase_add_test(tc, set_and_get_device);
   tcase_add_test(tc, device_properties);
   tcase_add_test(tc, priority_range);
   tcase_add_test(tc_gate_threads, device_synchronize_waits_for_all_streams);
-  tcase_add_test(tc_gate_threads, device_synchronize_waits_for_destroyed_stream);
+  tcase_add_test(tc_gate_threads,
+                 device_synchronize_waits_for_destroyed_stream);
   tcase_add_test(tc_gate_threads, device_synchronize_waits_for_unconsumed_wait);
   tcase_add_test(tc_threads, current_device_per_thread);
   tcase_add_test(tc, env_device_by_index);

@@ -641,7 +641,8 @@ int main(void) {
   Suite *s = suite_create("event");
   TCase *tc = tcase_timed("event", 60);
   TCase *tc_gate = tcase_tagged(s, "event_gate", 60, "gate");
-  TCase *tc_gate_threads = tcase_tagged(s, "event_gate_threads", 60, "gate threads");
+  TCase *tc_gate_threads =
+      tcase_tagged(s, "event_gate_threads", 60, "gate threads");
   tcase_add_test(tc, create_valid_flags);
   tcase_add_test(tc, create_invalid_flags);
   tcase_add_test(tc, create_interprocess_disable_timing);

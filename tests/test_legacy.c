@@ -572,7 +572,8 @@ int main(void) {
   Suite *s = suite_create("legacy");
   TCase *tc = tcase_timed("legacy", 60);
   TCase *tc_gate = tcase_tagged(s, "legacy_gate", 60, "gate");
-  TCase *tc_gate_threads = tcase_tagged(s, "legacy_gate_threads", 60, "gate threads");
+  TCase *tc_gate_threads =
+      tcase_tagged(s, "legacy_gate_threads", 60, "gate threads");
   tcase_add_test(tc_gate, legacy_record_waits_for_blocking_streams);
   tcase_add_test(tc_gate, legacy_kernel_after_blocking_kernel);
   tcase_add_test(tc_gate, blocking_stream_waits_for_legacy);
@@ -583,7 +584,8 @@ int main(void) {
   tcase_add_test(tc_gate, per_thread_ignores_created_streams);
   tcase_add_test(tc_gate, per_thread_syncs_with_legacy);
   tcase_add_test(tc_gate_threads, per_thread_stream_per_thread);
-  tcase_add_test(tc_gate_threads, legacy_waits_for_other_threads_per_thread_stream);
+  tcase_add_test(tc_gate_threads,
+                 legacy_waits_for_other_threads_per_thread_stream);
   tcase_add_test(tc_gate, legacy_stream_per_device);
   tcase_add_test(tc_gate, null_is_legacy);
   tcase_add_test(tc_gate_threads, per_thread_work_survives_thread_exit);

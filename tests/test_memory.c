@@ -733,7 +733,8 @@ int main(void) {
   Suite *s = suite_create("memory");
   TCase *tc = tcase_timed("memory", 60);
   TCase *tc_gate = tcase_tagged(s, "memory_gate", 60, "gate");
-  TCase *tc_gate_threads = tcase_tagged(s, "memory_gate_threads", 60, "gate threads");
+  TCase *tc_gate_threads =
+      tcase_tagged(s, "memory_gate_threads", 60, "gate threads");
   tcase_add_test(tc, free_null);
   tcase_add_test(tc, malloc_null_out);
   tcase_add_test(tc, malloc_and_roundtrip);
@@ -744,7 +745,8 @@ int main(void) {
   tcase_add_test(tc_gate_threads, sync_memcpy_waits_for_blocking_stream);
   tcase_add_test(tc_gate_threads, sync_memset_returns_at_once_but_ordered);
   tcase_add_test(tc_gate_threads, sync_memcpy_d2d_returns_at_once_but_ordered);
-  tcase_add_test(tc_gate_threads, sync_memcpy_host_kinds_block_behind_blocking_stream);
+  tcase_add_test(tc_gate_threads,
+                 sync_memcpy_host_kinds_block_behind_blocking_stream);
   tcase_add_test(tc_gate_threads, sync_memcpy_ignores_nonblocking_stream);
   tcase_add_test(tc_gate_threads, sync_memcpy_after_legacy_work);
   tcase_add_test(tc_gate_threads, async_copy_pinned);

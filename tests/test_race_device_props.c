@@ -79,7 +79,8 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("race_device_props");
   TCase *tc = tcase_timed("race_device_props", 60);
-  TCase *tc_threads = tcase_tagged(s, "race_device_props_threads", 60, "threads");
+  TCase *tc_threads =
+      tcase_tagged(s, "race_device_props_threads", 60, "threads");
   tcase_add_loop_test(tc_threads, props_while_device_opens, 0, 2);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -167,10 +167,10 @@ static int host_inline(void) {
 
 /* What a host function saw in pinned memory, and what it left there. */
 typedef struct seen {
-  int *pin;      /* pinned host memory the stream's copies use */
-  int n;         /* its ints */
-  int value;     /* pin[i] when the function ran (all equal), or -1 */
-  int write;     /* written to every pin[i] by the function */
+  int *pin;       /* pinned host memory the stream's copies use */
+  int n;          /* its ints */
+  int value;      /* pin[i] when the function ran (all equal), or -1 */
+  int write;      /* written to every pin[i] by the function */
   hf_probe probe; /* runs, thread, order */
 } seen;
 

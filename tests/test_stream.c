@@ -880,7 +880,8 @@ int main(void) {
   Suite *s = suite_create("stream");
   TCase *tc = tcase_timed("stream", 60);
   TCase *tc_gate = tcase_tagged(s, "stream_gate", 60, "gate");
-  TCase *tc_gate_threads = tcase_tagged(s, "stream_gate_threads", 60, "gate threads");
+  TCase *tc_gate_threads =
+      tcase_tagged(s, "stream_gate_threads", 60, "gate threads");
   tcase_add_test(tc, create_flags);
   tcase_add_test(tc, create_invalid);
   tcase_add_test(tc, priority_clamped);

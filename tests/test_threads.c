@@ -650,7 +650,8 @@ END_TEST
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_timed("threads", 120);
-  TCase *tc_gate_threads = tcase_tagged(s, "threads_gate_threads", 120, "gate threads");
+  TCase *tc_gate_threads =
+      tcase_tagged(s, "threads_gate_threads", 120, "gate threads");
   TCase *tc_threads = tcase_tagged(s, "threads_threads", 120, "threads");
   tcase_add_test(tc_threads, threads_own_streams);
   tcase_add_test(tc_gate_threads, threads_shared_streams);
