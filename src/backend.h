@@ -26,7 +26,10 @@ typedef struct cls__bfunction cls__bfunction;
 
 /* A host job: run(job, status) is called on a thread that is not the
  * caller's: a library-owned worker (OpenCL: never inside a driver
- * callback), or the CUDA runtime's own callback thread.  `status` is
+ * callback), or the CUDA runtime's own callback thread.  The one
+ * exception: on an OpenCL driver whose flush runs the queue on the calling
+ * thread (Oclgrind; facts.c, host_inline), run is called on the caller's
+ * thread before cls__b_stream_host_job returns, with no lock held.  `status` is
  * clsSuccess, or the error of an earlier command in the stream.  If the
  * call that enqueued the job returned an error, run is never called; if
  * it returned clsSuccess, run is called exactly once, except that a

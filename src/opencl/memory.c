@@ -551,11 +551,21 @@ static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst, const void *src,
       s->dev, s->q, dst, src, n, b.n, b.list,
       blocking || stage ? &ev : cls__ocl_event_slot(s, &ev), &what);
   *enqueued = err == CL_SUCCESS;
+  if (stage && err == CL_SUCCESS) clRetainEvent(ev); /* the stage's */
+  clsError_t r = cls__finish_cmd(s, &b, err, ev, blocking, what);
   if (stage && err == CL_SUCCESS) {
-    stage->watch.job.run = cls__staging_run;
-    cls__ocl_watch_event(&stage->watch, ev); /* frees it when done */
+    /* A copy already done (blocking, or run by the flush, as Oclgrind's
+     * is) frees its stage here: no library thread then calls the driver
+     * for it.  Otherwise a watch frees it once the copy is done. */
+    if (cls__ocl_status(ev) <= CL_COMPLETE) {
+      free(stage);
+    } else {
+      stage->watch.job.run = cls__staging_run;
+      cls__ocl_watch_event(&stage->watch, ev);
+    }
+    clReleaseEvent(ev);
   }
-  return cls__finish_cmd(s, &b, err, ev, blocking, what);
+  return r;
 }
 
 clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,

@@ -839,8 +839,33 @@ static int cls__mon_resting; /* the monitor waits without polling */
 static cl_command_queue *cls__unflushed;
 static unsigned cls__nunflushed, cls__capunflushed;
 
+/* Whether q's device runs commands inside clFlush (facts.flush_runs).
+ * Asked only after a failed flush; 0 when it cannot be told. */
+static int cls__queue_flush_runs(cl_command_queue q) {
+  cl_device_id id = NULL;
+  if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof id, &id, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  int n = cls__b_device_count();
+  for (int i = 0; i < n; ++i) {
+    cls__ocl_device *d = cls__ocl_device_get(i);
+    if (d->id == id) return d->facts.flush_runs;
+  }
+  return 0;
+}
+
 void cls__ocl_flush(cl_command_queue q) {
   if (CLS__LIKELY(clFlush(q) == CL_SUCCESS)) return;
+  /* Where a flush runs the queue (Oclgrind, whose runtime is not
+   * thread-safe), a flush by the monitor thread would run it beside this
+   * thread's calls: retry here first, and leave the queue to the monitor
+   * only if the driver keeps refusing (stranded work would be worse). */
+  if (cls__queue_flush_runs(q))
+    for (int i = 0; i < 1000; ++i) {
+      if (clFlush(q) == CL_SUCCESS) return;
+      struct timespec d = {0, 1000000L};
+      nanosleep(&d, NULL);
+    }
   pthread_once(&cls__monitor_once, cls__start_monitor);
   pthread_mutex_lock(&cls__mon_lock);
   int listed = 0;

@@ -375,8 +375,10 @@ START_TEST(error_is_not_sticky) {
 END_TEST
 
 /* A flush that fails leaves commands that may never be submitted: the
- * library flushes the queue again (its monitor thread) until a flush
- * succeeds, with no further call from the program, and the work is done. */
+ * library flushes the queue again (its monitor thread; on a driver whose
+ * flush runs the queue, as Oclgrind's, the calling thread first) until a
+ * flush succeeds, with no further call from the program, and the work is
+ * done. */
 START_TEST(failed_flush_is_retried) {
   shim();
   long (*flushes)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "clsfault_count");
