@@ -1058,8 +1058,10 @@ static clsError_t cls__host_inline(cls__bstream *s, cls__job_fn run,
   b.what = "host function";
   b.cat = "host";
   b.from = m;
-  clRetainEvent(m); /* ours, for the wait; the stream takes the newest */
+  /* The stream takes the newest command's reference; M's own is ours, for
+   * the wait (retained once more where M is the newest). */
   cl_event newest = g ? g : m;
+  if (!g) clRetainEvent(m);
   cls__end_ok(s, &b, newest);
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, newest, &b);
   cls__end_release(s, &b);
