@@ -18,15 +18,16 @@
 #                 CK_EXCLUDE_TAGS="gate threads": there host functions run
 #                 on the calling thread and the runtime is not thread-safe,
 #                 docs/devices.md); PoCL is loaded too, so the run also
-#                 shows that the simulator is not the default.  About 2.5
-#                 minutes
+#                 shows that the simulator is not the default.  About 1
+#                 to 2 minutes
 #
 # then the ASan + UBSan suite (ci/sanitize.sh, PoCL only), the CUDA build
 # (configure and build, where nvcc exists) and the style check
 # (ci/format.sh, report only).  Each OpenCL run prints its device and its
-# CTest summary; the status is non-zero if any part failed.  About 35
-# minutes on 2 cores.  A run whose driver is not installed is reported as
-# skipped.  Usage, from anywhere: bash ci/test.sh
+# CTest summary; the status is non-zero if any part failed.  On 2 cores:
+# about 15 minutes without the sanitizer suite, and up to 40 with it on a
+# machine shared with other work.  A run whose driver is not installed is
+# reported as skipped.  Usage, from anywhere: bash ci/test.sh
 # (CLS_SKIP_SANITIZE=1 leaves out the sanitizer suite, for a quicker
 # local run; CI never sets it.)
 set -euo pipefail
