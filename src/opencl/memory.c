@@ -237,8 +237,12 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
     *what = "clSetKernelArg";
     cl_int err = clSetKernelArg(k, i, sizeof(cl_mem), NULL);
     if (err == CL_SUCCESS) return err;
-    /* NVIDIA's driver refused it where the same parameter had an SVM
-     * pointer before (seen on the H200); the SVM form of NULL then. */
+    /* The spec's other form of the same NULL, then the SVM one; where
+     * all three are refused (NVIDIA, for a parameter that held an SVM
+     * pointer before), the launch renews the kernel object (module.c). */
+    const cl_mem none = NULL;
+    err = clSetKernelArg(k, i, sizeof none, &none);
+    if (err == CL_SUCCESS) return err;
     *what = "clSetKernelArgSVMPointer";
     return clSetKernelArgSVMPointer(k, i, NULL);
   }
