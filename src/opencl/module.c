@@ -481,8 +481,8 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 /* Sets f's arguments from args (under f->lock).  Stops at the first that
  * fails: *i is its index (f->nargs when all were set) and *what names the
  * call or the rule that refused it (NULL: args[*i] is NULL). */
-static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f,
-                            void **args, cl_uint *i, const char **what) {
+static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
+                            cl_uint *i, const char **what) {
   cl_int err = CL_SUCCESS;
   for (*i = 0; *i < f->nargs; ++*i) {
     const void *a = args[*i];
@@ -521,8 +521,8 @@ static int cls__driver_refusal(const char *what) {
  * it.  Enqueued launches keep the old object alive. */
 static cl_int cls__renew_kernel(cls__bfunction *f) {
   cl_program prog = NULL;
-  cl_int err = clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog,
-                               NULL);
+  cl_int err =
+      clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
   if (err != CL_SUCCESS) return err;
   cl_kernel k = clCreateKernel(prog, f->name, &err);
   if (!k || err != CL_SUCCESS) return err != CL_SUCCESS ? err : -1;
