@@ -58,6 +58,7 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
       clRetainEvent(ev);
     } else {
       *idle = 1;
+      *after_work = 1; /* an idle queue: nothing gates a marker */
       atomic_store_explicit(&s->last_done, 1, memory_order_release);
     }
   }
@@ -107,6 +108,10 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
     err = cls__ocl_enqueue_copy(s->dev, s->q, scratch + 32, scratch, 4, b.n,
                                 b.list, &ev, &what);
   } else if (timed) {
+    /* Stamped right (marker_ok), so it counts as work for the next
+     * record: a marker after it is after work too.  Otherwise records on
+     * an idle stream would alternate between a marker and the copy. */
+    b.work = 1;
     err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
   } else {
     /* Only a position: a barrier is the cheapest command with an event

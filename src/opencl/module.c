@@ -507,18 +507,22 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
   return CL_SUCCESS;
 }
 
-/* Whether `what` names a driver call (the driver refused a value), rather
- * than one of clstream's own rules. */
-static int cls__driver_refusal(const char *what) {
-  return strcmp(what, "clSetKernelArg") == 0 ||
-         strcmp(what, "clSetKernelArgSVMPointer") == 0;
+/* Whether the driver refused a NULL pointer for parameter i (the one case
+ * that a renewed kernel object mends). */
+static int cls__null_refused(const cls__bfunction *f, void **args, cl_uint i,
+                             const char *what) {
+  return i < f->nargs && f->args[i].kind == CLS__ARG_POINTER && what &&
+         args[i] && *(void *const *)args[i] == NULL &&
+         (strcmp(what, "clSetKernelArg") == 0 ||
+          strcmp(what, "clSetKernelArgSVMPointer") == 0);
 }
 
 /* Replaces f's kernel object with a new one of the same program and name
  * (under f->lock).  NVIDIA's driver refuses a NULL pointer, in either
  * form, for a parameter that held an SVM pointer in an earlier launch
  * (seen on the H200), while a kernel object that never held one takes
- * it.  Enqueued launches keep the old object alive. */
+ * it.  Enqueued launches keep the old object alive.  Only for a refused
+ * NULL: any other refusal reaches the caller. */
 static cl_int cls__renew_kernel(cls__bfunction *f) {
   cl_program prog = NULL;
   cl_int err =
@@ -557,7 +561,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   b.work = 1;
   pthread_mutex_lock(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
-  if (CLS__UNLIKELY(err != CL_SUCCESS) && what && cls__driver_refusal(what) &&
+  if (CLS__UNLIKELY(err != CL_SUCCESS) && cls__null_refused(f, args, i, what) &&
       cls__renew_kernel(f) == CL_SUCCESS)
     err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {

@@ -180,7 +180,7 @@ struct cls__bstream {
    * (cls__ocl_position). */
   pthread_mutex_t last_lock;
   cl_event last;
-  int last_work;         /* `last` is device work (kernel, copy, fill) */
+  int last_work;         /* `last` is stamped right (batch.work) */
   int last_barrier;      /* `last` is such a barrier: no timestamps */
   unsigned unnamed;      /* commands after `last` that have no event */
   _Atomic int last_done; /* `last` known complete, and unnamed == 0 */
@@ -211,9 +211,11 @@ typedef struct cls__ocl_batch {
   const char *what;
   const char *cat;
   cl_event from;
-  /* Set by the caller when the command is device work (kernel, copy,
-   * fill), whose timestamps every driver gets right, or a barrier, whose
-   * timestamps are not kept (NVIDIA's END reads 0). */
+  /* Set by the caller when the command's END is stamped on the device's
+   * clock after the commands before it: device work (kernel, copy,
+   * fill), which every driver stamps right, or a marker where the
+   * device's facts say markers there are stamped right; `barrier` for a
+   * barrier, whose timestamps are not kept (NVIDIA's END reads 0). */
   int work;
   int barrier;
 } cls__ocl_batch;
