@@ -522,6 +522,54 @@ START_TEST(elapsed_units_and_resolution) {
 }
 END_TEST
 
+/* Issue 11, timed records: records on an idle stream, back to back (the
+ * second stands on the first's marker), then one after a kernel.  Each
+ * interval is at least 0, the kernel's is positive, and all lie within
+ * the host's span around them, on every timing path (CTest reruns this
+ * with CLSTREAM_TIMING_FALLBACK=1 and =gate). */
+START_TEST(elapsed_idle_records_and_kernel) {
+  if (!device_times_work()) return; /* elapsed_units_and_resolution */
+  arith a;
+  arith_load(&a);
+  unsigned *out = NULL;
+  CK_OK(clsMalloc((void **)&out, 64 * sizeof *out));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  clsEvent_t e[4];
+  for (int i = 0; i < 4; ++i) CK_OK(clsEventCreate(&e[i]));
+  for (int round = 0; round < 3; ++round) {
+    CK_OK(clsStreamSynchronize(s));
+    double t0 = now_ms();
+    CK_OK(clsEventRecord(e[0], s));
+    CK_OK(clsEventRecord(e[1], s));
+    CK_OK(clsEventRecord(e[2], s));
+    CK_OK(launch_spin(&a, s, out, 64, 200000));
+    CK_OK(clsEventRecord(e[3], s));
+    CK_OK(clsEventSynchronize(e[3]));
+    double span = now_ms() - t0;
+    float ms[3];
+    for (int i = 0; i < 3; ++i) {
+      CK_OK(clsEventElapsedTime(&ms[i], e[i], e[i + 1]));
+      ck_assert_msg(ms[i] >= 0.0f && (double)ms[i] <= span + 1e-3,
+                    "round %d: elapsed(e%d, e%d) %.4f ms, host span %.4f ms",
+                    round, i, i + 1, (double)ms[i], span);
+    }
+    ck_assert_msg(ms[2] > 0.0f, "round %d: the kernel took %g ms", round,
+                  (double)ms[2]);
+    float all = 0.0f;
+    CK_OK(clsEventElapsedTime(&all, e[0], e[3]));
+    ck_assert_msg((double)all <= span + 1e-3 && all >= ms[2],
+                  "round %d: elapsed(e0, e3) %.4f ms (kernel %.4f, span "
+                  "%.4f)",
+                  round, (double)all, (double)ms[2], span);
+  }
+  for (int i = 0; i < 4; ++i) CK_OK(clsEventDestroy(e[i]));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(out));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Row: BlockingSync event: synchronize sleeps instead of spinning.  The
  * waiting thread's CPU time over a ~300 ms hold (released by this thread)
  * must stay below half of the wall time. */
@@ -655,6 +703,7 @@ int main(void) {
   tcase_add_test(tc, elapsed_not_ready);
   tcase_add_test(tc, elapsed_same_and_reverse);
   tcase_add_test(tc, elapsed_units_and_resolution);
+  tcase_add_test(tc, elapsed_idle_records_and_kernel);
   tcase_add_test(tc, blocking_sync_sleeps);
   tcase_add_test(tc, synchronize_blocks_until_done);
   tcase_add_test(tc, record_on_default_streams);
