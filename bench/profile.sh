@@ -35,8 +35,9 @@ for f in $(ls "$out"/cg.out.* | sort -t. -k3 -n); do
   inner=$("$bin" --list-inner 2>/dev/null | awk -v n="$name" '$1 == n { print $2 }')
   callgrind_annotate --inclusive=yes --threshold=100 --tree=calling "$f" 2>/dev/null |
     awk -v name="$name" -v inner="${inner:-1}" '
-      # "  1,815,357 (..)  >   ???:ours_run (551x) [...]": a call from its caller.
-      / > +\?\?\?:(ours_run|raw_run) \(/ {
+      # "  1,815,357 (..)  >   FILE:ours_run (551x) [...]": a call from its
+      # caller (FILE is ??? without debug information).
+      / > +[^ ]*:(ours_run|raw_run) \(/ {
         ir = $1; gsub(",", "", ir)
         fn = $0; sub(/.*:/, "", fn); sub(/ .*/, "", fn)
         n = $0; sub(/.*\(/, "", n); sub(/x\).*/, "", n); gsub(",", "", n)
