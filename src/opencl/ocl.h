@@ -325,6 +325,31 @@ static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
   return s->dev->facts.command_events || CLS__UNLIKELY(cls__trace_on) ? ev
                                                                       : NULL;
 }
+/* cls__ocl_begin without the legacy stream's implicit synchronization:
+ * gathers only s's own clsStreamWaitEvent waits (enqueue.c). */
+void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b);
+/* An empty batch (its list is b->small). */
+void cls__ocl_batch_init(cls__ocl_batch *b);
+/* Adds ev (retained by the caller; b's reference now) to b. */
+void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev);
+/* Grows *arr (of *cap elements of `elem` bytes) to hold `need`; 0 when
+ * out of host memory (*arr unchanged). */
+int cls__ocl_grow(void **arr, unsigned *cap, unsigned need, size_t elem);
+/* Adds to b (retained; b may be NULL, to look only) t's newest command
+ * and its unconsumed waits that are not complete; returns their worst
+ * status (CL_COMPLETE when there are none).  Under t->last_lock. */
+cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b);
+/* The same for the device's busy blocking streams and its blocking
+ * orphans, dropping the complete ones from the busy list.  Takes
+ * d->busy_lock and each stream's last_lock. */
+cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b);
+/* Lists s (whose in_busy the caller just set) in the device's busy list.
+ * Takes d->busy_lock. */
+void cls__ocl_busy_add(cls__bstream *s);
+/* Keeps ev (retained; the caller's reference moves) visible to legacy
+ * work and device synchronization after its stream is gone.  Under
+ * d->busy_lock. */
+void cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking);
 /* Names s's position if commands were enqueued after `last` without an
  * event: a barrier with an event stands for them.  Under s->last_lock. */
 void cls__ocl_position(cls__bstream *s);
@@ -345,6 +370,17 @@ typedef struct cls__ocl_job {
 /* Hands a job to a worker (starting one if all are busy).  Safe to call
  * from an OpenCL callback: it only locks a mutex and signals. */
 void cls__ocl_post(cls__ocl_job *job);
+
+/* Starts a detached thread running fn(NULL); 0 if none could be started
+ * (workers.c). */
+int cls__ocl_spawn(void *(*fn)(void *));
+/* Called by the monitor: a job that has found no idle worker for a while
+ * gets a new worker (workers.c). */
+void cls__ocl_feed_starved(void);
+/* Starts the monitor thread once (monitor.c). */
+void cls__ocl_monitor_start(void);
+/* Completes user event `user`, retrying a transient failure (hostjob.c). */
+void cls__ocl_complete_user(cl_event user);
 
 /* ---- Kernel parameters read from the source (kernel_sig.c) ------------ */
 
