@@ -82,6 +82,11 @@ clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
     pthread_mutex_unlock(&s->last_lock);
   }
   pthread_mutex_unlock(&s->lock);
+  /* What the legacy gather set aside (a queue whose position could not be
+   * named, events out of host memory) is waited for now, with no lock
+   * held, so that the stream's later work comes after it. */
+  if (CLS__UNLIKELY(cls__ocl_batch_stalled(&g))) cls__ocl_batch_unstall(&g);
+  cls__ocl_batch_forget(&g);
   if (!ok)
     for (cl_uint i = 0; i < g.n; ++i) clReleaseEvent(g.list[i]);
   if (g.list != g.small) free(g.list);

@@ -46,13 +46,9 @@ static clsError_t cls__device_wait_all(cls__ocl_device *d) {
     cls__ocl_batch_push(&b, d->orphans[i].ev);
   }
   pthread_mutex_unlock(&d->busy_lock);
-  clsError_t e = clsSuccess;
-  for (cl_uint i = 0; i < b.n; ++i) {
-    clsError_t r = cls__ocl_wait(b.list[i], 0);
-    if (e == clsSuccess) e = r;
-    clReleaseEvent(b.list[i]);
-  }
-  if (b.list != b.small) free(b.list);
+  /* Every lock is dropped: what the gathers set aside (cls__ocl_batch)
+   * is waited for here too. */
+  clsError_t e = cls__ocl_batch_wait(&b);
   /* Completed orphans are dropped. */
   pthread_mutex_lock(&d->busy_lock);
   for (unsigned i = 0; i < d->norphans;) {

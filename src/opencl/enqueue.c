@@ -25,19 +25,33 @@ int cls__ocl_grow(void **arr, unsigned *cap, unsigned need, size_t elem) {
   return 1;
 }
 
-void cls__ocl_batch_init(cls__ocl_batch *b) {
+/* Empties b's list, keeping what it set aside. */
+static void cls__batch_reset(cls__ocl_batch *b) {
   b->list = b->small;
   b->cap = sizeof b->small / sizeof b->small[0];
   b->n = 0;
 }
 
+void cls__ocl_batch_init(cls__ocl_batch *b) {
+  cls__batch_reset(b);
+  b->nstall_q = b->nfinished = b->nstall_ev = 0;
+}
+
 /* Adds ev to b; `owned`: b holds a reference to release.  Out of host
- * memory, the dependency is kept by waiting for ev here and now. */
+ * memory, ev is set aside (retained) for cls__ocl_batch_unstall, which
+ * waits for it once the caller has dropped its locks.  Only with no room
+ * left for that either is ev waited for here, locks held (the last
+ * resort named in the lock table). */
 static void cls__batch_add(cls__ocl_batch *b, cl_event ev, int owned) {
   if (b->n == b->cap) {
     cl_uint cap = b->cap * 2;
     cl_event *l = malloc(cap * sizeof *l);
     if (!l) {
+      if (b->nstall_ev < CLS__STALL_MAX) {
+        if (!owned) clRetainEvent(ev);
+        b->stall_ev[b->nstall_ev++] = ev;
+        return;
+      }
       clWaitForEvents(1, &ev);
       if (owned) clReleaseEvent(ev);
       return;
@@ -55,6 +69,52 @@ void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev) {
   cls__batch_add(b, ev, 1);
 }
 
+/* Sets queue q aside in b, to be finished once the caller has dropped
+ * its locks (a queue already set aside is skipped: it is or will be
+ * finished).  Only with no room left is q finished here, locks held (the
+ * last resort named in the lock table). */
+static void cls__batch_stall_queue(cls__ocl_batch *b, cl_command_queue q) {
+  for (unsigned i = 0; i < b->nstall_q; ++i)
+    if (b->stall_q[i] == q) return;
+  if (b->nstall_q < CLS__STALL_MAX) {
+    clRetainCommandQueue(q);
+    b->stall_q[b->nstall_q++] = q;
+    return;
+  }
+  clFinish(q);
+}
+
+clsError_t cls__ocl_batch_unstall(cls__ocl_batch *b) {
+  clsError_t e = clsSuccess;
+  for (; b->nfinished < b->nstall_q; ++b->nfinished)
+    clFinish(b->stall_q[b->nfinished]);
+  for (unsigned i = 0; i < b->nstall_ev; ++i) {
+    clsError_t r = cls__ocl_wait(b->stall_ev[i], 0);
+    if (e == clsSuccess) e = r;
+    clReleaseEvent(b->stall_ev[i]);
+  }
+  b->nstall_ev = 0;
+  return e;
+}
+
+void cls__ocl_batch_forget(cls__ocl_batch *b) {
+  for (unsigned i = 0; i < b->nstall_q; ++i)
+    clReleaseCommandQueue(b->stall_q[i]);
+  b->nstall_q = b->nfinished = 0;
+}
+
+clsError_t cls__ocl_batch_wait(cls__ocl_batch *b) {
+  clsError_t e = cls__ocl_batch_unstall(b);
+  for (cl_uint i = 0; i < b->n; ++i) {
+    clsError_t r = cls__ocl_wait(b->list[i], 0);
+    if (e == clsSuccess) e = r;
+    clReleaseEvent(b->list[i]);
+  }
+  if (b->list != b->small) free(b->list);
+  cls__ocl_batch_forget(b);
+  return e;
+}
+
 /* ---- The enqueue bracket ---------------------------------------------- */
 
 /* Lists s (whose in_busy the caller just set) in its device's busy list,
@@ -68,17 +128,17 @@ void cls__ocl_busy_add(cls__bstream *s) {
 
 /* Keeps ev (retained; the caller's reference moves) visible to legacy
  * work and device synchronization after its stream is gone.  Under
- * d->busy_lock.  Out of host memory, waits for ev instead. */
-void cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
+ * d->busy_lock.  Out of host memory it returns 0 and the caller keeps
+ * its reference: it no longer waits here, holding the lock
+ * (cls__b_stream_destroy reserves room first, or waits with no lock). */
+int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
   if (!cls__ocl_grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
-                     sizeof *d->orphans)) {
-    clWaitForEvents(1, &ev);
-    clReleaseEvent(ev);
-    return;
-  }
+                     sizeof *d->orphans))
+    return 0;
   d->orphans[d->norphans].ev = ev;
   d->orphans[d->norphans].blocking = blocking;
   d->norphans++;
+  return 1;
 }
 
 /* Folds execution status st into *worst: a failure beats "not yet"
@@ -98,10 +158,14 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
   cl_int worst = CL_COMPLETE;
   cls__ocl_position(t);
   if (CLS__UNLIKELY(t->unnamed)) {
-    /* Not even a barrier could be enqueued (out of resources): wait for
-     * the queue itself rather than lose the order. */
-    clFinish(t->q);
-    t->unnamed = 0;
+    /* Not even a barrier could be enqueued (out of resources): the queue
+     * itself is finished rather than the order lost, but no longer here,
+     * under the locks: b sets it aside for cls__ocl_batch_unstall, once
+     * the caller has dropped them.  A look (b NULL) calls it not done. */
+    if (b)
+      cls__batch_stall_queue(b, t->q);
+    else
+      cls__fold_status(&worst, CL_SUBMITTED);
   }
   if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
     cl_int st = cls__ocl_status(t->last);
@@ -111,7 +175,7 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
         cls__ocl_batch_push(b, t->last);
       }
       cls__fold_status(&worst, st);
-    } else {
+    } else if (!t->unnamed) { /* last_done also says "nothing unnamed" */
       atomic_store_explicit(&t->last_done, 1, memory_order_release);
     }
   }
@@ -198,22 +262,46 @@ void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
   cls__begin(s, b, 0);
 }
 
+/* How often cls__begin gathers again after waiting for what a gather set
+ * aside, before it waits under s->lock instead (the last resort). */
+#define CLS__STALL_ROUNDS 8
+
 static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
-  pthread_mutex_lock(&s->lock);
   cls__ocl_batch_init(b);
-  /* Borrowed: cls__ocl_end releases them as consumed. */
-  for (unsigned i = 0; i < s->nwaits; ++i) cls__batch_add(b, s->waits[i], 0);
-  b->npending = b->n;
+  for (int round = 0;; ++round) {
+    pthread_mutex_lock(&s->lock);
+    cls__batch_reset(b);
+    /* Borrowed: cls__ocl_end releases them as consumed.  Gathering again,
+     * those complete now are left out, so that each round gets further. */
+    for (unsigned i = 0; i < s->nwaits; ++i)
+      if (!round || cls__ocl_status(s->waits[i]) != CL_COMPLETE)
+        cls__batch_add(b, s->waits[i], 0);
+    b->npending = b->n;
+    if (!gather)
+      ;
+    else if (s->role == CLS__ROLE_LEGACY)
+      cls__ocl_gather_blocking(s->dev, b);
+    else if (s->blocking)
+      cls__gather_legacy(s->dev, b);
+    if (CLS__LIKELY(!cls__ocl_batch_stalled(b))) break;
+    if (round == CLS__STALL_ROUNDS) {
+      /* The last resort (lock table): wait with s->lock held. */
+      cls__ocl_batch_unstall(b);
+      break;
+    }
+    /* A queue or an event the command must wait for could not go in its
+     * wait list: drop s->lock, wait for it with no lock held, and gather
+     * again (a driver wait never happens with a lock held). */
+    for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
+    if (b->list != b->small) free(b->list);
+    pthread_mutex_unlock(&s->lock);
+    cls__ocl_batch_unstall(b);
+  }
+  cls__ocl_batch_forget(b);
   b->what = b->cat = NULL;
   b->from = NULL;
   b->work = 0;
   b->barrier = 0;
-  if (!gather)
-    ;
-  else if (s->role == CLS__ROLE_LEGACY)
-    cls__ocl_gather_blocking(s->dev, b);
-  else if (s->blocking)
-    cls__gather_legacy(s->dev, b);
   if (b->n == 0) b->list = NULL; /* OpenCL wants NULL for an empty list */
 }
 

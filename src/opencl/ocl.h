@@ -198,6 +198,11 @@ struct cls__bevent {
   _Atomic int done; /* ev known complete (hot path) */
 };
 
+/* How many queues and events a batch can set aside to wait for once its
+ * locks are dropped (cls__ocl_batch): beyond that, the last resort is to
+ * wait with the lock held (see the lock table). */
+#define CLS__STALL_MAX 8
+
 /* The events a command must wait for, gathered by cls__ocl_begin. */
 typedef struct cls__ocl_batch {
   cl_event *list;
@@ -216,6 +221,14 @@ typedef struct cls__ocl_batch {
    * timestamps are not kept (NVIDIA's END reads 0). */
   int work;
   int barrier;
+  /* What the gathers could not put in the list while holding locks, to be
+   * waited for once every lock is dropped (cls__ocl_batch_unstall):
+   * queues whose position could not be named (not even a barrier could be
+   * enqueued), of which the first nfinished have been finished already,
+   * and events the list had no room for (out of host memory). */
+  cl_command_queue stall_q[CLS__STALL_MAX];
+  cl_event stall_ev[CLS__STALL_MAX];
+  unsigned nstall_q, nfinished, nstall_ev;
 } cls__ocl_batch;
 
 /* ---- Driver facts (facts.c) ------------------------------------------ */
@@ -328,8 +341,24 @@ static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
 /* cls__ocl_begin without the legacy stream's implicit synchronization:
  * gathers only s's own clsStreamWaitEvent waits (enqueue.c). */
 void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b);
-/* An empty batch (its list is b->small). */
+/* An empty batch (its list is b->small), nothing set aside. */
 void cls__ocl_batch_init(cls__ocl_batch *b);
+/* Whether the gathers set aside something b's command must wait for that
+ * its list could not hold (cls__ocl_batch). */
+static inline int cls__ocl_batch_stalled(const cls__ocl_batch *b) {
+  return b->nstall_ev || b->nstall_q > b->nfinished;
+}
+/* Waits for what the gathers set aside (finishing the queues, waiting
+ * for and releasing the events); call it with no lock held.  The queues
+ * stay listed as finished (a later gather into b skips them) until
+ * cls__ocl_batch_forget.  Returns the first error. */
+clsError_t cls__ocl_batch_unstall(cls__ocl_batch *b);
+/* Releases the queues b set aside. */
+void cls__ocl_batch_forget(cls__ocl_batch *b);
+/* Waits for every event of a wait-only batch (and what it set aside),
+ * with no lock held, releasing them and b's list.  Returns the first
+ * error. */
+clsError_t cls__ocl_batch_wait(cls__ocl_batch *b);
 /* Adds ev (retained by the caller; b's reference now) to b. */
 void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev);
 /* Grows *arr (of *cap elements of `elem` bytes) to hold `need`; 0 when
@@ -348,15 +377,17 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b);
 void cls__ocl_busy_add(cls__bstream *s);
 /* Keeps ev (retained; the caller's reference moves) visible to legacy
  * work and device synchronization after its stream is gone.  Under
- * d->busy_lock. */
-void cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking);
+ * d->busy_lock; returns 0, keeping the caller's reference, when there is
+ * no room (out of host memory). */
+int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking);
 /* Names s's position if commands were enqueued after `last` without an
  * event: a barrier with an event stands for them.  Under s->last_lock. */
 void cls__ocl_position(cls__bstream *s);
 
 /* clFlush(q), and where it fails, the monitor thread flushes q again
  * until a flush succeeds: a failed flush never strands the commands.
- * Never blocks (but for a clFinish when out of host memory). */
+ * Never waits on the device; out of host memory (no room to list q) it
+ * retries clFlush, sleeping 1 ms between tries, for up to a second. */
 void cls__ocl_flush(cl_command_queue q);
 
 /* Work for the library's worker threads: run(job) is called once on a

@@ -69,14 +69,34 @@ void cls__b_stream_destroy(cls__bstream *s) {
   if (s->next) s->next->prev = s->prev;
   pthread_mutex_unlock(&d->streams_lock);
 
+  /* The stream's pending work stays visible to the legacy stream and to
+   * device synchronization as orphans.  Room for them is made first: out
+   * of host memory (or with the position unnamed: not even a barrier
+   * could be enqueued), the work is waited for instead, with no lock
+   * held, where orphan_add used to wait under busy_lock.  Nobody enqueues
+   * on a stream being destroyed, so its waits and newest command hold
+   * still meanwhile. */
+  pthread_mutex_lock(&s->last_lock);
+  cls__ocl_position(s);
+  int unnamed = s->unnamed != 0;
+  pthread_mutex_unlock(&s->last_lock);
   pthread_mutex_lock(&d->busy_lock);
+  if (unnamed ||
+      !cls__ocl_grow((void **)&d->orphans, &d->caporphans,
+                     d->norphans + s->nwaits + 1, sizeof *d->orphans)) {
+    pthread_mutex_unlock(&d->busy_lock);
+    clFinish(s->q);
+    for (unsigned i = 0; i < s->nwaits; ++i) clWaitForEvents(1, &s->waits[i]);
+    pthread_mutex_lock(&d->busy_lock);
+  }
   /* Waits that no command consumed are pending work of the stream too:
-   * the legacy stream and device synchronization still wait for them. */
+   * the legacy stream and device synchronization still wait for them.
+   * Failed work stays until clsDeviceSynchronize has reported it (but for
+   * failed work that found no room above: it is dropped). */
   for (unsigned i = 0; i < s->nwaits; ++i) {
     cl_event w = s->waits[i];
-    if (cls__ocl_status(w) != CL_COMPLETE)
-      cls__ocl_orphan_add(d, w, s->blocking);
-    else
+    if (cls__ocl_status(w) == CL_COMPLETE ||
+        !cls__ocl_orphan_add(d, w, s->blocking))
       clReleaseEvent(w);
   }
   free(s->waits);
@@ -86,15 +106,8 @@ void cls__b_stream_destroy(cls__bstream *s) {
       break;
     }
   if (s->blocking) d->nblocking--;
-  pthread_mutex_lock(&s->last_lock);
-  cls__ocl_position(s);
-  pthread_mutex_unlock(&s->last_lock);
-  /* Work still pending stays visible to the legacy stream and to device
-   * synchronization until it completes; failed work until
-   * clsDeviceSynchronize has reported it. */
-  if (s->last && cls__ocl_status(s->last) != CL_COMPLETE)
-    cls__ocl_orphan_add(d, s->last, s->blocking);
-  else if (s->last)
+  if (s->last && (cls__ocl_status(s->last) == CL_COMPLETE ||
+                  !cls__ocl_orphan_add(d, s->last, s->blocking)))
     clReleaseEvent(s->last);
   pthread_mutex_unlock(&d->busy_lock);
   clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
@@ -180,6 +193,8 @@ static cl_event cls__last(cls__bstream *s) {
   pthread_mutex_lock(&s->last_lock);
   cls__ocl_position(s);
   if (CLS__UNLIKELY(s->unnamed)) { /* no barrier could be enqueued */
+    /* The queue is finished instead, with last_lock dropped first: no
+     * driver wait happens with a lock held. */
     pthread_mutex_unlock(&s->last_lock);
     clFinish(s->q);
     pthread_mutex_lock(&s->last_lock);
@@ -208,14 +223,7 @@ static clsError_t cls__wait_blocking(cls__ocl_device *d) {
   cls__ocl_batch b;
   cls__ocl_batch_init(&b);
   cls__ocl_gather_blocking(d, &b);
-  clsError_t e = clsSuccess;
-  for (cl_uint i = 0; i < b.n; ++i) {
-    clsError_t r = cls__ocl_wait(b.list[i], 0);
-    if (e == clsSuccess) e = r;
-    clReleaseEvent(b.list[i]);
-  }
-  if (b.list != b.small) free(b.list);
-  return e;
+  return cls__ocl_batch_wait(&b); /* with no lock held */
 }
 
 clsError_t cls__b_stream_sync(cls__bstream *s) {
