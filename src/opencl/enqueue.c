@@ -161,11 +161,10 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
     /* Not even a barrier could be enqueued (out of resources): the queue
      * itself is finished rather than the order lost, but no longer here,
      * under the locks: b sets it aside for cls__ocl_batch_unstall, once
-     * the caller has dropped them.  A look (b NULL) calls it not done. */
-    if (b)
-      cls__batch_stall_queue(b, t->q);
-    else
-      cls__fold_status(&worst, CL_SUBMITTED);
+     * the caller has dropped them.  Not known done either way (t stays
+     * in the busy list until a gather names its position). */
+    if (b) cls__batch_stall_queue(b, t->q);
+    cls__fold_status(&worst, CL_SUBMITTED);
   }
   if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
     cl_int st = cls__ocl_status(t->last);
