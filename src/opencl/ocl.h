@@ -3,32 +3,61 @@
  * share.
  *
  * Every mutex of the backend, outer to inner: a thread holding one may
- * take only those below it in its chain.  No lock is held while waiting
- * on the device, except where a comment at the place says why (the
- * last-resort clFinish when not even a barrier can be enqueued).
+ * take only those named in its last column (and what they take in turn).
+ * The file is the one that owns the lock and the state it guards.
+ */
+// clang-format off
+/*
+ * | lock                | file      | guards                                  | taken inside it                    |
+ * |---------------------|-----------|-----------------------------------------|------------------------------------|
+ * | device.open_lock    | device.c  | opening a device once; the legacy       | platform.lock; busy_lock and       |
+ * |                     |           | stream's creation (stream.c)            | streams_lock (creating the stream) |
+ * | platform.lock       | device.c  | the platform's shared context           | (leaf)                             |
+ * | stream.lock         | enqueue.c | enqueue order on the queue; writes of   | function.lock, busy_lock,          |
+ * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
+ * |                     |           |                                         | monitor lock, trace_lock           |
+ * | function.lock       | module.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
+ * |                     |           |                                         | allocation table (both read)       |
+ * | device.streams_lock | stream.c  | the live stream list (read: devsync.c)  | last_lock                          |
+ * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
+ * |                     |           | reserves and drops; devsync.c reads)    |                                    |
+ * | stream.last_lock    | enqueue.c | newest command, unnamed count, waits    | monitor lock (a failed flush);     |
+ * |                     |           | (read by other streams, event.c)        | enqueues a barrier, never waits    |
+ * | event.lock          | event.c   | an event's newest record                | (leaf)                             |
+ * | pool.lock           | pool.c    | a device's stream-ordered pool          | event.lock (event queries)         |
+ * | module.lock         | module.c  | a module's function list                | (leaf)                             |
+ * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers      | (leaf)                             |
+ * | pinned_lock         | memory.c  | the clsMallocHost buffers               | (leaf)                             |
+ * | monitor lock + cond | monitor.c | pending watches, unflushed queues       | worker lock (claiming a watch)     |
+ * | worker lock + cond  | workers.c | the worker pool's job queue and counts  | (leaf; starts threads)             |
+ * | sleeper m + c       | wait.c    | one sleeping wait's `done`              | (leaf)                             |
+ * | trace_lock          | trace.c   | the timeline trace                      | (leaf; queries timestamps)         |
+ */
+// clang-format on
+/*
+ * Outside the backend, the front's module lock (src/module.c) is held
+ * around cls__b_module_load and cls__b_module_function, which build
+ * programs (a compile, not a device wait) and take module.lock; the
+ * front's other locks are not held across backend calls.  Driver
+ * callbacks take only the worker and sleeper locks.
  *
- * | lock | file | guards | taken inside |
- * |---|---|---|---|
- * | device.open_lock | device.c | opening the device once | platform.lock |
- * | platform.lock | device.c | the platform's shared context | (leaf) |
- * | stream.lock (enqueue) | stream.c | enqueue order on the queue, waits |
- * function.lock, device.busy_lock, stream.last_lock (own and others') | |
- * function.lock | module.c | a cl_kernel's arguments until the enqueue | buffer
- * table (read), the front's allocation table (read) | | device.streams_lock |
- * stream.c | the live stream list | stream.last_lock | | device.busy_lock |
- * stream.c | the busy list and orphans | stream.last_lock | | stream.last_lock
- * | stream.c | newest command, unnamed count, waits | (leaf; enqueues a
- * barrier, never waits) | | event.lock | event.c | an event's newest record |
- * (leaf) | | pool.lock | pool.c | a device's stream-ordered pool | event.lock
- * (through the event calls) | | module.lock | module.c | a module's function
- * list | (leaf) | | buffer table (rwlock) | memory.c | buffer allocations and
- * sub-buffers | (leaf) | | pinned_lock | memory.c | clsMallocHost buffers |
- * (leaf) | | worker lock + cond | stream.c | the worker pool's job queue |
- * (leaf) | | sleeper m + c | stream.c | one sleeping wait | (leaf) | | monitor
- * lock + cond | stream.c | watches and unflushed queues | (leaf) | | trace_lock
- * | trace.c | the timeline trace | (leaf) |
- *
- * Event callbacks from the driver take only the worker and sleeper locks.
+ * No lock is held while waiting on the device.  Where a gather meets a
+ * queue it cannot name or an event its list has no room for, the batch
+ * sets it aside and it is waited for once the locks are dropped
+ * (cls__ocl_batch_unstall).  The exceptions, each the last resort or
+ * unavoidable:
+ * - device.open_lock is held through the device's one-time open, which
+ *   includes the start-up timestamp check's clFinish calls on a private
+ *   queue (device.c): every caller of the device must wait for the open
+ *   anyway, and nothing else waits on that queue.
+ * - A batch that could set aside no more (CLS__STALL_MAX queues or
+ *   events) waits at once, under the locks of the gather; cls__ocl_begin
+ *   after CLS__STALL_ROUNDS rounds of gathering again waits under
+ *   stream.lock alone.  Both need the host out of memory or the driver
+ *   out of resources for a barrier and a marker at once.
+ * - cls__ocl_flush, out of host memory to list a queue whose flush
+ *   failed, retries clFlush (not a wait) for up to a second, under the
+ *   enqueue or last lock of its caller.
  */
 #ifndef CLSTREAM_OPENCL_OCL_H
 #define CLSTREAM_OPENCL_OCL_H
