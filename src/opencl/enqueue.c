@@ -6,7 +6,9 @@
  * fields.  Owns stream.lock while a command is enqueued, stream.last_lock
  * (newest command, unnamed count, waits) and device.busy_lock (the busy
  * list and orphans; stream.c reserves and drops busy slots, devsync.c
- * reads the orphans). */
+ * reads the orphans).  It also owns the batch (cls__ocl_batch): what a
+ * gather cannot wait for under these locks it sets aside, to be waited
+ * for once they are dropped. */
 #include "ocl.h"
 
 #include <stdlib.h>

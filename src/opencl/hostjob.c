@@ -1,6 +1,7 @@
 /* OpenCL backend: host functions on a stream (cls__b_stream_host_job): a
  * marker hands the function to a worker, and a gate on a user event holds
- * the stream's later work until it returns.  Owns no lock and no shared
+ * the stream's later work until it returns; and completing a user event
+ * (cls__ocl_complete_user, for bridges too).  Owns no lock and no shared
  * state: each host job owns its user event. */
 #include "ocl.h"
 

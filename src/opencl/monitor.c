@@ -3,7 +3,9 @@
  * callback and the monitor's polling sees it first; the monitor also
  * flushes again queues whose clFlush failed (cls__ocl_flush) and feeds
  * starved workers (workers.c).  Owns cls__mon_lock and cls__mon_cond
- * (the pending watches and the unflushed queues; a leaf). */
+ * (the pending watches and the unflushed queues); inside it only the
+ * worker lock is taken, when the monitor claims a watch and posts its
+ * job. */
 #include "ocl.h"
 
 #include <stdlib.h>
