@@ -66,11 +66,13 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   return ev;
 }
 
-/* Points e at ev (retained, or NULL for "complete"). */
-static void cls__set_record(cls__bevent *e, cl_event ev) {
+/* Points e at ev (retained, or NULL for "complete", at host time `stamp`
+ * where that is not 0). */
+static void cls__set_record(cls__bevent *e, cl_event ev, cl_ulong stamp) {
   pthread_mutex_lock(&e->lock);
   cl_event old = e->ev;
   e->ev = ev;
+  e->stamp = stamp;
   atomic_store_explicit(&e->done, ev == NULL, memory_order_release);
   pthread_mutex_unlock(&e->lock);
   if (old) clReleaseEvent(old);
@@ -89,7 +91,17 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   ev = cls__reusable_last(s, &b, timed, &idle, &after_work);
   if (ev || (idle && (e->flags & clsEventDisableTiming))) {
     cls__ocl_end(s, &b, NULL);
-    cls__set_record(e, ev);
+    cls__set_record(e, ev, 0);
+    return clsSuccess;
+  }
+  if (idle && s->dev->facts.host_clock && !cls__trace_on) {
+    /* The device's profiling clock is a host clock (device.c): a record
+     * on an idle stream is complete now, at the host's reading, taken
+     * while the stream is held so that no later command precedes it.
+     * (Not while tracing: the trace draws records as the markers.) */
+    cl_ulong now = cls__ocl_host_stamp(s->dev);
+    cls__ocl_end(s, &b, NULL);
+    cls__set_record(e, NULL, now);
     return clsSuccess;
   }
   b.what = "record";
@@ -122,7 +134,7 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
   if (err == CL_SUCCESS) clRetainEvent(ev); /* one for the stream */
   cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "recording the event");
-  cls__set_record(e, ev);
+  cls__set_record(e, ev, 0);
   return clsSuccess;
 }
 
@@ -171,6 +183,8 @@ static clsError_t cls__end_time(cls__bevent *e, cl_ulong *t) {
   cl_event ev = e->ev;
   cl_int st = CL_COMPLETE;
   cl_int err = CL_SUCCESS;
+  int stamped = !ev && e->stamp != 0;
+  if (stamped) *t = e->stamp;
   if (ev) {
     st = cls__ocl_status(ev);
     if (st == CL_COMPLETE)
@@ -178,6 +192,7 @@ static clsError_t cls__end_time(cls__bevent *e, cl_ulong *t) {
                                     NULL);
   }
   pthread_mutex_unlock(&e->lock);
+  if (stamped) return clsSuccess;
   if (!ev)
     return cls__reason(clsErrorInvalidResourceHandle,
                        "the event was never recorded");

@@ -122,6 +122,9 @@ typedef struct cls__ocl_facts {
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */
+  int host_clock;    /* the profiling clock is this host clock (a clockid_t
+                        plus 1; 0: none found): a timed record on an idle
+                        stream reads it and enqueues nothing */
 } cls__ocl_facts;
 
 typedef struct cls__ocl_device {
@@ -224,6 +227,8 @@ struct cls__bevent {
   unsigned flags;
   pthread_mutex_t lock;
   cl_event ev;      /* newest record, retained; NULL if none */
+  cl_ulong stamp;   /* with ev NULL: the newest record was on an idle
+                       stream, complete at this time (facts.host_clock) */
   _Atomic int done; /* ev known complete (hot path) */
 };
 
@@ -264,6 +269,9 @@ typedef struct cls__ocl_batch {
 
 /* ---- Driver facts (facts.c) ------------------------------------------ */
 
+/* The host clock's reading now, on d's profiling clock (d->facts.host_clock
+ * must be set; device.c). */
+cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d);
 /* Fills d->facts (d's other fields described already). */
 void cls__facts_read(cls__ocl_device *d);
 /* The OpenCL version calls to device d of platform p may use (12, 20,
