@@ -113,7 +113,7 @@ typedef struct cls__event {
 clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
                                unsigned *flags, int *priority);
 
-/* ---- The allocation table (memory.c) ---------------------------------- */
+/* ---- The allocation table (memory.c, a rangetab.h table) -------------- */
 
 /* What an address range in the table is. */
 enum cls__mem_kind {
@@ -139,7 +139,8 @@ clsError_t cls__mem_add(void *p, size_t size, int kind, int dev);
  * and size (either may be NULL). */
 int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
 /* The kind of the entry that contains p (CLS__MEM_NONE if none); *base,
- * *size and *dev (each may be NULL) get the entry's. */
+ * *size and *dev (each may be NULL) get the entry's.  A repeat of the
+ * calling thread's last hit, with no removal since, takes no lock. */
 int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev);
 /* Gives memory of `kind` (already out of the table, its device's work
  * done) back to the backend: the one place that knows which backend

@@ -20,6 +20,8 @@
  * order (cls__b_memcpy_across). */
 #include "ocl.h"
 
+#include "../rangetab.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,48 +42,24 @@ typedef struct cls__sub {
 } cls__sub;
 
 typedef struct cls__bufalloc {
-  uintptr_t base;
-  size_t size; /* bytes asked for (the buffer's size) */
-  size_t span; /* bytes reserved (size rounded up to pages) */
+  cls__range r; /* r.size: bytes asked for (the buffer's size) */
+  size_t span;  /* bytes reserved (size rounded up to pages) */
   cl_mem mem;
   cls__sub *subs; /* CLS__MAX_SUBS entries once one is made */
   unsigned nsubs, next_sub;
 } cls__bufalloc;
 
-/* Sorted by base. */
-static pthread_rwlock_t cls__buf_lock = PTHREAD_RWLOCK_INITIALIZER;
-static cls__bufalloc *cls__bufs;
-static size_t cls__nbufs, cls__capbufs;
-static atomic_size_t cls__nbufs_hint; /* 0: no buffer allocation at all */
-
-/* Index of the last entry with base <= p, or -1.  Under the lock. */
-static ptrdiff_t cls__buf_floor(uintptr_t p) {
-  size_t lo = 0, hi = cls__nbufs;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (cls__bufs[mid].base <= p)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (ptrdiff_t)lo - 1;
-}
+static cls__rangetab cls__bufs = CLS__RANGETAB_INIT(cls__bufalloc);
 
 int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail) {
-  if (CLS__LIKELY(
-          atomic_load_explicit(&cls__nbufs_hint, memory_order_acquire) == 0))
-    return 0;
-  int found = 0;
-  pthread_rwlock_rdlock(&cls__buf_lock);
-  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
-  if (i >= 0 && (uintptr_t)p - cls__bufs[i].base < cls__bufs[i].size) {
-    *mem = cls__bufs[i].mem;
-    *off = (uintptr_t)p - cls__bufs[i].base;
-    if (avail) *avail = cls__bufs[i].size - *off;
-    found = 1;
-  }
-  pthread_rwlock_unlock(&cls__buf_lock);
-  return found;
+  /* No buffer allocation at all (SVM devices): one atomic load. */
+  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  cls__bufalloc a;
+  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
+  *mem = a.mem;
+  *off = (uintptr_t)p - a.r.base;
+  if (avail) *avail = a.r.size - *off;
+  return 1;
 }
 
 static size_t cls__page(void) {
@@ -114,31 +92,12 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
     return cls__reason(clsErrorMemoryAllocation,
                        "reserving %zu bytes of addresses failed", span);
   }
-  clsError_t e = clsSuccess;
-  pthread_rwlock_wrlock(&cls__buf_lock);
-  if (cls__nbufs == cls__capbufs) {
-    size_t cap = cls__capbufs ? 2 * cls__capbufs : 64;
-    cls__bufalloc *t = realloc(cls__bufs, cap * sizeof *t);
-    if (!t) {
-      e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
-    } else {
-      cls__bufs = t;
-      cls__capbufs = cap;
-    }
-  }
-  if (e == clsSuccess) {
-    size_t at = (size_t)(cls__buf_floor((uintptr_t)p) + 1);
-    memmove(&cls__bufs[at + 1], &cls__bufs[at],
-            (cls__nbufs - at) * sizeof *cls__bufs);
-    cls__bufs[at] = (cls__bufalloc){(uintptr_t)p, size, span, mem, NULL, 0, 0};
-    cls__nbufs++;
-    atomic_store_explicit(&cls__nbufs_hint, cls__nbufs, memory_order_release);
-  }
-  pthread_rwlock_unlock(&cls__buf_lock);
-  if (e != clsSuccess) {
+  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0};
+  /* Fresh addresses overlap no other reservation: only memory can fail. */
+  if (cls__rangetab_insert(&cls__bufs, &a, NULL) != CLS__RANGETAB_OK) {
     munmap(p, span);
     clReleaseMemObject(mem);
-    return e;
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
   *out = p;
   return clsSuccess;
@@ -146,18 +105,8 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
 
 /* Frees the buffer allocation starting at p; 0 if there is none. */
 static int cls__buf_free(void *p) {
-  cls__bufalloc a = {0, 0, 0, NULL, NULL, 0, 0};
-  pthread_rwlock_wrlock(&cls__buf_lock);
-  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
-  if (i >= 0 && cls__bufs[i].base == (uintptr_t)p) {
-    a = cls__bufs[i];
-    memmove(&cls__bufs[i], &cls__bufs[i + 1],
-            (cls__nbufs - (size_t)i - 1) * sizeof *cls__bufs);
-    cls__nbufs--;
-    atomic_store_explicit(&cls__nbufs_hint, cls__nbufs, memory_order_release);
-  }
-  pthread_rwlock_unlock(&cls__buf_lock);
-  if (!a.mem) return 0;
+  cls__bufalloc a;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, NULL, NULL, &a)) return 0;
   /* Commands still using the buffer keep it alive (OpenCL defers the
    * deletion); the addresses are free for reuse at once. */
   for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
@@ -198,16 +147,15 @@ clsError_t cls__b_free(int dev, void *p) {
 static cl_mem cls__sub_at(const void *p, cl_int *err) {
   cl_mem sub = NULL;
   *err = CL_INVALID_ARG_VALUE;
-  pthread_rwlock_wrlock(&cls__buf_lock);
-  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
-  if (i >= 0 && (uintptr_t)p - cls__bufs[i].base < cls__bufs[i].size) {
-    cls__bufalloc *a = &cls__bufs[i];
-    size_t off = (uintptr_t)p - a->base;
+  cls__rangetab_wrlock(&cls__bufs);
+  cls__bufalloc *a = cls__rangetab_find(&cls__bufs, (uintptr_t)p);
+  if (a) {
+    size_t off = (uintptr_t)p - a->r.base;
     for (unsigned k = 0; k < a->nsubs && !sub; ++k)
       if (a->subs[k].off == off) sub = a->subs[k].mem;
     if (!sub && !a->subs) a->subs = calloc(CLS__MAX_SUBS, sizeof *a->subs);
     if (!sub && a->subs) {
-      cl_buffer_region r = {off, a->size - off};
+      cl_buffer_region r = {off, a->r.size - off};
       sub = clCreateSubBuffer(a->mem, CL_MEM_READ_WRITE,
                               CL_BUFFER_CREATE_TYPE_REGION, &r, err);
       if (sub && *err == CL_SUCCESS) {
@@ -225,7 +173,7 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
     }
     if (sub) *err = CL_SUCCESS;
   }
-  pthread_rwlock_unlock(&cls__buf_lock);
+  cls__rangetab_unlock(&cls__bufs);
   return sub;
 }
 

@@ -26,7 +26,8 @@
  * | event.lock          | event.c   | an event's newest record                | (leaf)                             |
  * | pool.lock           | pool.c    | a device's stream-ordered pool          | event.lock (event queries)         |
  * | module.lock         | module.c  | a module's function list                | (leaf)                             |
- * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers      | (leaf)                             |
+ * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers (its | (leaf)                             |
+ * |                     |           | rangetab.h table's own rwlock)          |                                    |
  * | pinned_lock         | memory.c  | the clsMallocHost buffers               | (leaf)                             |
  * | monitor lock + cond | monitor.c | pending watches, unflushed queues       | worker lock (claiming a watch)     |
  * | worker lock + cond  | workers.c | the worker pool's job queue and counts  | (leaf; starts threads)             |
