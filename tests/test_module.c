@@ -2,6 +2,8 @@
  * launch configuration, unload. */
 #include "support.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -685,6 +687,77 @@ START_TEST(launch_refuses_host_pointers) {
 }
 END_TEST
 
+/* A thread that launches into one allocation, waits while the test frees
+ * it, then launches into it again. */
+typedef struct relaunch {
+  const arith *a;
+  int *d;
+  atomic_int step; /* 1: first launch done; 2: freed; 3: second done */
+  clsError_t first, second, copy;
+} relaunch;
+
+static void *relaunch_thread(void *arg) {
+  relaunch *r = arg;
+  int h[64];
+  r->first = launch_fill(r->a, NULL, r->d, 4, 64);
+  if (r->first == clsSuccess) r->first = clsDeviceSynchronize();
+  atomic_store(&r->step, 1);
+  if (!wait_atomic_ge(&r->step, 2, 10000)) return NULL;
+  r->second = launch_fill(r->a, NULL, r->d, 5, 64);
+  r->copy = clsMemcpy(h, r->d, sizeof h, clsMemcpyDeviceToHost);
+  atomic_store(&r->step, 3);
+  return NULL;
+}
+
+/* Freed memory is no longer device memory for a launch or a copy, on the
+ * thread that freed it and on one that used it just before, however often
+ * it was passed before (pointer lookups are remembered per thread until
+ * anything is freed); memory at the same pointer again is found again. */
+START_TEST(launch_refuses_freed_memory) {
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  if (strcmp(p.platformName, "CUDA") == 0) {
+    printf("SKIP launch_refuses_freed_memory: the CUDA build launches "
+           "any pointer, as CUDA does\n");
+    return;
+  }
+  arith a;
+  arith_load(&a);
+  int h[64];
+  /* This thread. */
+  int *d = dev_ints(64);
+  for (int i = 0; i < 3; ++i) CK_OK(launch_fill(&a, NULL, d, i, 64));
+  CK_OK(clsMemcpy(h, d, sizeof h, clsMemcpyDeviceToHost));
+  host_expect(h, 2, 64, "h");
+  CK_OK(clsFree(d));
+  CK_CLS(launch_fill(&a, NULL, d, 3, 64), clsErrorInvalidValue);
+  CK_CLS(clsMemcpy(h, d, sizeof h, clsMemcpyDeviceToHost),
+         clsErrorInvalidValue);
+  /* Another thread, which looked d up before the free. */
+  relaunch r = {&a, dev_ints(64), 0, clsErrorUnknown, clsErrorUnknown,
+                clsErrorUnknown};
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, relaunch_thread, &r), 0);
+  ck_assert_msg(wait_atomic_ge(&r.step, 1, 10000), "first launch hung");
+  CK_OK(r.first);
+  CK_OK(clsFree(r.d));
+  atomic_store(&r.step, 2);
+  ck_assert_msg(wait_atomic_ge(&r.step, 3, 10000), "second launch hung");
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  CK_CLS(r.second, clsErrorInvalidValue);
+  CK_CLS(r.copy, clsErrorInvalidValue);
+  /* New memory is found, even where the freed memory was. */
+  int *again = dev_ints(64);
+  CK_OK(launch_fill(&a, NULL, again, 9, 64));
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(again, 9, 64, "again");
+  CK_OK(clsFree(again));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Unloaded modules and their functions -> InvalidResourceHandle; launches
  * already enqueued still run. */
 START_TEST(unload_handles_and_pending_launch) {
@@ -867,6 +940,7 @@ int main(void) {
   tcase_add_test(tc, parameter_lists_in_many_styles);
   tcase_add_loop_test(tc, function_on_every_device, 0, 2);
   tcase_add_test(tc, launch_refuses_host_pointers);
+  tcase_add_test(tc, launch_refuses_freed_memory);
   tcase_add_test(tc, unload_handles_and_pending_launch);
   tcase_add_test(tc, launch_stream_order);
   tcase_add_test(tc, launch_other_param_types);
