@@ -736,8 +736,8 @@ START_TEST(launch_refuses_freed_memory) {
   CK_CLS(clsMemcpy(h, d, sizeof h, clsMemcpyDeviceToHost),
          clsErrorInvalidValue);
   /* Another thread, which looked d up before the free. */
-  relaunch r = {&a, dev_ints(64), 0, clsErrorUnknown, clsErrorUnknown,
-                clsErrorUnknown};
+  relaunch r = {
+      &a, dev_ints(64), 0, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown};
   pthread_t th;
   ck_assert_int_eq(pthread_create(&th, NULL, relaunch_thread, &r), 0);
   ck_assert_msg(wait_atomic_ge(&r.step, 1, 10000), "first launch hung");
