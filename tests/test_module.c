@@ -645,21 +645,25 @@ START_TEST(function_on_every_device) {
 }
 END_TEST
 
+/* Whether this is the CUDA build, which launches any pointer as CUDA does
+ * (a bad one faults in the kernel): then says that `test` is skipped. */
+static int cuda_launches_any_pointer(const char *test) {
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  if (strcmp(p.platformName, "CUDA") != 0) return 0;
+  printf("SKIP %s: the CUDA build launches any pointer, as CUDA does\n", test);
+  return 1;
+}
+
 /* A kernel argument that is neither device memory nor mapped host memory
  * is refused at launch (InvalidValue, nothing runs) on OpenCL, instead of
  * running with its writes lost: ordinary host memory and page-locked
  * clsMallocHost memory, which OpenCL kernels cannot reach.  (On CUDA a
  * bad pointer faults in the kernel, and pinned memory is kernel memory.) */
 START_TEST(launch_refuses_host_pointers) {
-  int dev = 0;
-  CK_OK(clsGetDevice(&dev));
-  clsDeviceProp p;
-  CK_OK(clsGetDeviceProperties(&p, dev));
-  if (strcmp(p.platformName, "CUDA") == 0) {
-    printf("SKIP launch_refuses_host_pointers: the CUDA build launches "
-           "them, as CUDA does\n");
-    return;
-  }
+  if (cuda_launches_any_pointer("launch_refuses_host_pointers")) return;
   arith a;
   arith_load(&a);
   static int host[64];
@@ -714,15 +718,7 @@ static void *relaunch_thread(void *arg) {
  * it was passed before (pointer lookups are remembered per thread until
  * anything is freed); memory at the same pointer again is found again. */
 START_TEST(launch_refuses_freed_memory) {
-  int dev = 0;
-  CK_OK(clsGetDevice(&dev));
-  clsDeviceProp p;
-  CK_OK(clsGetDeviceProperties(&p, dev));
-  if (strcmp(p.platformName, "CUDA") == 0) {
-    printf("SKIP launch_refuses_freed_memory: the CUDA build launches "
-           "any pointer, as CUDA does\n");
-    return;
-  }
+  if (cuda_launches_any_pointer("launch_refuses_freed_memory")) return;
   arith a;
   arith_load(&a);
   int h[64];
