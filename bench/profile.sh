@@ -27,7 +27,12 @@ valgrind --tool=callgrind --dump-after=clsGetLastError \
   "$bin" --samples "$samples" --scenario "$scen" >"$out/bench.txt" 2>"$out/valgrind.txt"
 
 printf '%-20s %12s %12s %8s\n' scenario "ours Ir/op" "raw Ir/op" ours/raw
-IFS=, read -r -a names <<<"$scen"
+# The bench runs the scenarios in its own order (--list-inner), not in the
+# order asked for, and dumps one file each in that order.
+names=()
+while read -r name _; do
+  [[ ,$scen, == *",$name,"* ]] && names+=("$name")
+done < <("$bin" --list-inner 2>/dev/null)
 i=0
 for f in $(ls "$out"/cg.out.* | sort -t. -k3 -n); do
   name=${names[$i]:-?}

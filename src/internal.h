@@ -142,6 +142,10 @@ int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
  * *size and *dev (each may be NULL) get the entry's.  A repeat of the
  * calling thread's last hit, with no removal since, takes no lock. */
 int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev);
+/* The allocation table's generation: it changes with every removal, so
+ * what a lookup found is still true while it reads the same.  One
+ * atomic load, no lock. */
+size_t cls__mem_gen(void);
 /* Gives memory of `kind` (already out of the table, its device's work
  * done) back to the backend: the one place that knows which backend
  * function frees which kind. */

@@ -77,6 +77,8 @@ int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev) {
   return a.kind;
 }
 
+size_t cls__mem_gen(void) { return cls__rangetab_gen(&cls__table); }
+
 /* ---- Allocation ------------------------------------------------------- */
 
 static clsError_t cls__alloc_common(void **out, size_t size, int kind) {

@@ -49,10 +49,26 @@ enum cls__arg_kind {
  * read past the caller's object. */
 #define CLS__VEC3_MAX 32 /* double3, long3 and ulong3 */
 
+/* What the kernel object holds for an argument since the last launch
+ * set it (under the function's lock): a launch that passes the same value
+ * again makes no clSetKernelArg call, since a cl_kernel keeps its
+ * arguments between enqueues.  A pointer is trusted only while the
+ * allocation table's generation is unchanged (no free since it was
+ * checked), and only when it went to the driver as an SVM pointer or as
+ * NULL: a buffer or sub-buffer argument is a cl_mem that a free or the
+ * sub-buffer cache may release.  Values of up to CLS__ARG_KEEP bytes. */
+#define CLS__ARG_KEEP 16
+typedef struct cls__argcache {
+  int held; /* `last` is what the kernel object holds */
+  size_t gen;
+  unsigned char last[CLS__ARG_KEEP];
+} cls__argcache;
+
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
   size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
   int kind;
+  cls__argcache held;
 } cls__oarg;
 
 struct cls__bfunction {
@@ -490,13 +506,32 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
       *what = NULL;
       return CL_INVALID_ARG_VALUE;
     }
-    const cls__oarg *p = &f->args[*i];
+    cls__oarg *p = &f->args[*i];
+    cls__argcache *h = &p->held;
     *what = "clSetKernelArg";
     if (p->kind == CLS__ARG_POINTER) {
       /* SVM, a buffer, a sub-buffer or NULL: memory.c decides. */
-      err = cls__ocl_set_pointer_arg(d, f->k, *i, *(void *const *)a, what);
+      void *ptr = *(void *const *)a;
+      size_t gen = cls__mem_gen(); /* read before memory.c's lookup */
+      if (h->held && h->gen == gen && memcmp(h->last, &ptr, sizeof ptr) == 0)
+        continue;
+      h->held = 0;
+      err = cls__ocl_set_pointer_arg(d, f->k, *i, ptr, what);
+      if (err == CL_SUCCESS &&
+          (!ptr || strcmp(*what, "clSetKernelArgSVMPointer") == 0)) {
+        memcpy(h->last, &ptr, sizeof ptr);
+        h->gen = gen;
+        h->held = 1;
+      }
     } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
+      int keep = p->size <= CLS__ARG_KEEP;
+      if (keep && h->held && memcmp(h->last, a, p->size) == 0) continue;
+      h->held = 0;
       err = clSetKernelArg(f->k, *i, p->size, a);
+      if (err == CL_SUCCESS && keep) {
+        memcpy(h->last, a, p->size);
+        h->held = 1;
+      }
     } else {
       unsigned char v3[CLS__VEC3_MAX] = {0};
       memcpy(v3, a, p->copy);
@@ -532,6 +567,7 @@ static cl_int cls__renew_kernel(cls__bfunction *f) {
   if (!k || err != CL_SUCCESS) return err != CL_SUCCESS ? err : -1;
   clReleaseKernel(f->k);
   f->k = k;
+  for (cl_uint i = 0; i < f->nargs; ++i) f->args[i].held.held = 0;
   return CL_SUCCESS;
 }
 
