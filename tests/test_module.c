@@ -754,6 +754,29 @@ START_TEST(launch_refuses_freed_memory) {
 }
 END_TEST
 
+/* A launch that repeats some arguments of the one before and changes
+ * others (the backend skips setting what the kernel already holds): each
+ * launch sees exactly its own values and pointers, NULL included. */
+START_TEST(relaunch_same_kernel_new_arguments) {
+  arith a;
+  arith_load(&a);
+  int *x = dev_ints(64), *y = dev_ints(64);
+  static const int vals[] = {1, 1, 2, 2, 1, 3};
+  int *const ptrs[] = {x, x, x, y, y, x};
+  for (int i = 0; i < 6; ++i) {
+    CK_OK(launch_fill(&a, NULL, ptrs[i], vals[i], 64));
+    CK_OK(launch_fill(&a, NULL, NULL, 7, 0)); /* a NULL between */
+    CK_OK(clsStreamSynchronize(NULL));
+    dev_expect(ptrs[i], vals[i], 64, ptrs[i] == x ? "x" : "y");
+  }
+  dev_expect(x, 3, 64, "x at the end");
+  dev_expect(y, 1, 64, "y at the end");
+  CK_OK(clsFree(x));
+  CK_OK(clsFree(y));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Unloaded modules and their functions -> InvalidResourceHandle; launches
  * already enqueued still run. */
 START_TEST(unload_handles_and_pending_launch) {
@@ -937,6 +960,7 @@ int main(void) {
   tcase_add_loop_test(tc, function_on_every_device, 0, 2);
   tcase_add_test(tc, launch_refuses_host_pointers);
   tcase_add_test(tc, launch_refuses_freed_memory);
+  tcase_add_test(tc, relaunch_same_kernel_new_arguments);
   tcase_add_test(tc, unload_handles_and_pending_launch);
   tcase_add_test(tc, launch_stream_order);
   tcase_add_test(tc, launch_other_param_types);
