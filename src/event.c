@@ -168,19 +168,35 @@ clsError_t clsEventRecord(clsEvent_t h, clsStream_t sh) {
   CLS__RETURN(r);
 }
 
+/* The slow paths of query and synchronize, kept out of line so that the
+ * hot path (one atomic load) saves no registers. */
+static CLS__NOINLINE clsError_t cls__event_query_slow(cls__event *e) {
+  /* A status read never waits, so it may be made under the lock. */
+  pthread_mutex_lock(&e->lock);
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  clsError_t r = cls__ev_settled(st) ? clsSuccess : cls__b_token_status(e->tok);
+  pthread_mutex_unlock(&e->lock);
+  if (r == clsSuccess) cls__event_mark_done(e, st);
+  return r;
+}
+
+static CLS__NOINLINE clsError_t cls__event_sync_slow(cls__event *e) {
+  unsigned long st;
+  cls__btoken *t = cls__event_take(e, &st);
+  if (!t) return clsSuccess;
+  clsError_t r = cls__b_token_wait(t, (e->flags & clsEventBlockingSync) != 0);
+  if (r == clsSuccess) cls__event_mark_done(e, st);
+  cls__b_token_release(t);
+  return r;
+}
+
 clsError_t clsEventQuery(clsEvent_t h) {
   CLS__NOT_IN_HOST_FN();
   cls__event *e = cls__event_lookup(h);
   if (CLS__UNLIKELY(!e)) CLS__RETURN(CLS__BAD_EVENT(h));
   unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
   if (CLS__LIKELY(cls__ev_settled(st))) CLS__RETURN(clsSuccess);
-  /* A status read never waits, so it may be made under the lock. */
-  pthread_mutex_lock(&e->lock);
-  st = atomic_load_explicit(&e->state, memory_order_relaxed);
-  clsError_t r = cls__ev_settled(st) ? clsSuccess : cls__b_token_status(e->tok);
-  pthread_mutex_unlock(&e->lock);
-  if (r == clsSuccess) cls__event_mark_done(e, st);
-  CLS__RETURN(r);
+  CLS__RETURN(cls__event_query_slow(e));
 }
 
 clsError_t clsEventSynchronize(clsEvent_t h) {
@@ -188,13 +204,8 @@ clsError_t clsEventSynchronize(clsEvent_t h) {
   cls__event *e = cls__event_lookup(h);
   if (CLS__UNLIKELY(!e)) CLS__RETURN(CLS__BAD_EVENT(h));
   unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
-  if (cls__ev_settled(st)) CLS__RETURN(clsSuccess);
-  cls__btoken *t = cls__event_take(e, &st);
-  if (!t) CLS__RETURN(clsSuccess);
-  clsError_t r = cls__b_token_wait(t, (e->flags & clsEventBlockingSync) != 0);
-  if (r == clsSuccess) cls__event_mark_done(e, st);
-  cls__b_token_release(t);
-  CLS__RETURN(r);
+  if (CLS__LIKELY(cls__ev_settled(st))) CLS__RETURN(clsSuccess);
+  CLS__RETURN(cls__event_sync_slow(e));
 }
 
 clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s) {

@@ -15,10 +15,12 @@
 #define CLS__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CLS__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CLS__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define CLS__NOINLINE __attribute__((noinline))
 #else
 #define CLS__LIKELY(x) (x)
 #define CLS__UNLIKELY(x) (x)
 #define CLS__PRINTF(a, b)
+#define CLS__NOINLINE
 #endif
 
 /* ---- Errors (error.c) ------------------------------------------------ */
