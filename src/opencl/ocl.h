@@ -171,6 +171,9 @@ typedef struct cls__ocl_device {
   int timing_fallback;
   void *scratch;         /* SVM scratch for the fallback copy */
   cl_command_queue mapq; /* maps and unmaps clsMallocHost buffers */
+  /* One released token kept for the next record (position.c): a record
+   * then costs no allocation.  Taken and given back by atomic exchange. */
+  struct cls__btoken *_Atomic spare_token;
 
   /* Every live stream (for device-wide synchronization). */
   pthread_mutex_t streams_lock;

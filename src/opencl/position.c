@@ -53,7 +53,9 @@ void cls__pos_reached(cls__ocl_pos *p, cl_event ev) {
 /* A token of d with one reference, standing for nothing (complete) yet,
  * or NULL with a reason when out of host memory. */
 static cls__btoken *cls__token_alloc(cls__ocl_device *d) {
-  cls__btoken *t = malloc(sizeof *t);
+  cls__btoken *t =
+      atomic_exchange_explicit(&d->spare_token, NULL, memory_order_acquire);
+  if (!t) t = malloc(sizeof *t);
   if (!t) {
     cls__reason(clsErrorMemoryAllocation, "out of host memory");
     return NULL;
@@ -91,7 +93,12 @@ void cls__b_token_release(cls__btoken *t) {
   if (!t || atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) != 1)
     return;
   if (t->pos.ev) clReleaseEvent(t->pos.ev); /* the command still runs */
-  free(t);
+  /* Kept for the device's next record if no other is kept already. */
+  cls__btoken *none = NULL;
+  if (!atomic_compare_exchange_strong_explicit(&t->dev->spare_token, &none, t,
+                                               memory_order_release,
+                                               memory_order_relaxed))
+    free(t);
 }
 
 clsError_t cls__b_token_status(cls__btoken *t) {
