@@ -82,7 +82,7 @@ static void cls__event_record(cls__event *e, cls__btoken *t, int complete) {
        (t && !complete ? 0 : CLS__EV_DONE);
   atomic_store_explicit(&e->state, st, memory_order_release);
   pthread_mutex_unlock(&e->lock);
-  cls__b_token_release(old);
+  if (old) cls__b_token_release(old);
 }
 
 static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {

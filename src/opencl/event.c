@@ -62,11 +62,15 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   return ev;
 }
 
-clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {
+clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
+                         cls__btoken **out, int *complete) {
+  (void)e;
+  int timed = !(flags & clsEventDisableTiming);
   cls__ocl_batch b;
   cl_event ev = NULL;
   cl_int err;
   *out = NULL;
+  *complete = 0;
   cls__ocl_begin(s, &b);
   /* No command at all where one is not needed: the stream's in-flight
    * newest command stands for the record, and an untimed record on an idle
@@ -75,7 +79,10 @@ clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {
   ev = cls__reusable_last(s, &b, timed, &idle, &after_work, &work, &barrier);
   if (ev || (idle && !timed)) {
     cls__ocl_end(s, &b, NULL);
-    if (!ev) return clsSuccess; /* complete: no token */
+    if (!ev) { /* complete: no token */
+      *complete = 1;
+      return clsSuccess;
+    }
     *out = cls__ocl_token_new(s->dev, ev, work, barrier);
     return *out ? clsSuccess : clsErrorMemoryAllocation;
   }
@@ -87,6 +94,7 @@ clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {
     cl_ulong now = cls__ocl_host_stamp(s->dev);
     cls__ocl_end(s, &b, NULL);
     *out = cls__ocl_token_stamped(s->dev, now);
+    *complete = 1;
     return *out ? clsSuccess : clsErrorMemoryAllocation;
   }
   b.what = "record";
@@ -125,12 +133,10 @@ clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {
   return *out ? clsSuccess : clsErrorMemoryAllocation;
 }
 
-clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
-                         cls__btoken **tok, int *complete) {
-  (void)e;
-  clsError_t r = cls__ocl_record(s, !(flags & clsEventDisableTiming), tok);
-  *complete = r == clsSuccess && (!*tok || !(*tok)->pos.ev);
-  return r;
+clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {
+  int complete;
+  return cls__b_record(NULL, s, timed ? 0u : (unsigned)clsEventDisableTiming,
+                       out, &complete);
 }
 
 /* END timestamp of t's command; clsErrorNotReady if incomplete. */
