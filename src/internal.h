@@ -15,10 +15,12 @@
 #define CLS__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CLS__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CLS__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define CLS__NOINLINE __attribute__((noinline))
 #else
 #define CLS__LIKELY(x) (x)
 #define CLS__UNLIKELY(x) (x)
 #define CLS__PRINTF(a, b)
+#define CLS__NOINLINE
 #endif
 
 /* ---- Errors (error.c) ------------------------------------------------ */
@@ -100,12 +102,14 @@ typedef struct cls__stream {
   cls__bstream *b;
 } cls__stream;
 
-typedef struct cls__event {
-  int dev;
-  unsigned flags;
-  _Atomic int recorded;
-  cls__bevent *b;
-} cls__event;
+/* An event; its state and every transition of it live in event.c. */
+typedef struct cls__event cls__event;
+/* The live event behind handle h, or NULL.  Lock-free. */
+cls__event *cls__event_lookup(clsEvent_t h);
+/* clsStreamWaitEvent once the handles are resolved: later work in `s`
+ * waits for e's newest record as of this call; no effect when e was
+ * never recorded.  Never blocks. */
+clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s);
 
 /* Resolves a stream handle (NULL, clsStreamLegacy, clsStreamPerThread or a
  * created stream) to its device and backend stream.  `flags`/`priority`

@@ -698,6 +698,174 @@ START_TEST(event_churn) {
 }
 END_TEST
 
+/* ---- One owner of event state: "never recorded", "recorded and complete
+ * at once" and "recorded, pending" stay distinct in every call. -------- */
+
+/* An untimed record on an idle stream is complete at record time (the
+ * backend captures nothing): query and synchronize succeed at once, an
+ * elapsed time is InvalidResourceHandle for the DisableTiming flag (not
+ * "never recorded"), a stream wait has no effect; a re-record of the same
+ * event behind a gate is pending again and held streams wait for it. */
+START_TEST(untimed_idle_record) {
+  clsStream_t s, w;
+  clsEvent_t nt, t;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&w, clsStreamNonBlocking));
+  CK_OK(clsEventCreateWithFlags(&nt, clsEventDisableTiming));
+  CK_OK(clsEventCreate(&t));
+  CK_OK(clsEventRecord(t, s));
+  CK_OK(clsEventSynchronize(t));
+  CK_OK(clsEventRecord(nt, s)); /* s is idle */
+  CK_OK(clsEventQuery(nt));
+  CK_OK(clsEventSynchronize(nt));
+  float ms = 123.0f;
+  CK_CLS(clsEventElapsedTime(&ms, nt, t), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, t, nt), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, nt, nt), clsErrorInvalidResourceHandle);
+  ck_assert_msg(ms == 123.0f, "elapsed time written on failure");
+  /* A wait for it holds nothing back. */
+  atomic_int ran = 0;
+  CK_OK(clsStreamWaitEvent(w, nt, 0));
+  CK_OK(clsLaunchHostFunc(w, hf_count, &ran));
+  CK_OK(poll_stream(w, 20000));
+  CK_ATOMIC_EQ(ran, 1);
+  /* Re-recorded behind a gate: pending, and a wait for it holds w. */
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsEventRecord(nt, s));
+  CK_CLS(clsEventQuery(nt), clsErrorNotReady);
+  CK_OK(clsStreamWaitEvent(w, nt, 0));
+  CK_OK(clsLaunchHostFunc(w, hf_count, &ran));
+  sleep_ms(SETTLE_MS);
+  CK_ATOMIC_EQ(ran, 1);
+  CK_CLS(clsStreamQuery(w), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(w));
+  CK_ATOMIC_EQ(ran, 2);
+  CK_OK(clsEventQuery(nt));
+  CK_OK(clsEventDestroy(nt));
+  CK_OK(clsEventDestroy(t));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(w));
+}
+END_TEST
+
+/* Never recorded against recorded and complete, side by side in query,
+ * synchronize, elapsed time and stream waits, with the device busy. */
+START_TEST(never_vs_recorded_complete) {
+  clsStream_t s, busy, w;
+  clsEvent_t never, done;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&busy, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&w, clsStreamNonBlocking));
+  CK_OK(clsEventCreate(&never));
+  CK_OK(clsEventCreate(&done));
+  atomic_int before = 0;
+  CK_OK(clsLaunchHostFunc(s, hf_count, &before));
+  CK_OK(clsEventRecord(done, s));
+  CK_OK(clsEventSynchronize(done));
+  CK_ATOMIC_EQ(before, 1);
+  gate *g = gate_new();
+  gate_hold(g, busy);
+  clsEvent_t both[] = {never, done};
+  for (int i = 0; i < 2; ++i) {
+    CK_OK(clsEventQuery(both[i]));
+    CK_OK(clsEventSynchronize(both[i]));
+    atomic_int ran = 0;
+    CK_OK(clsStreamWaitEvent(w, both[i], 0));
+    CK_OK(clsLaunchHostFunc(w, hf_count, &ran));
+    CK_OK(poll_stream(w, 20000));
+    CK_ATOMIC_EQ(ran, 1);
+  }
+  float ms = 5.0f;
+  CK_CLS(clsEventElapsedTime(&ms, never, done), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, done, never), clsErrorInvalidResourceHandle);
+  ck_assert_msg(ms == 5.0f, "elapsed time written on failure");
+  if (elapsed_or_untimed(&ms, done, done))
+    ck_assert_msg(ms == 0.0f, "elapsed (e, e) %f", (double)ms);
+  /* Recorded and pending is neither. */
+  CK_OK(clsEventRecord(done, busy));
+  CK_CLS(clsEventQuery(done), clsErrorNotReady);
+  CK_CLS(clsEventElapsedTime(&ms, done, done), clsErrorNotReady);
+  CK_OK(clsEventQuery(never));
+  gate_release(g);
+  CK_OK(clsEventSynchronize(done));
+  CK_OK(clsEventQuery(done));
+  CK_OK(clsEventDestroy(never));
+  CK_OK(clsEventDestroy(done));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(busy));
+  CK_OK(clsStreamDestroy(w));
+}
+END_TEST
+
+/* A synchronize waiting on an older record returns once that record is
+ * done; the event, re-recorded meanwhile behind a second gate, must stay
+ * not ready: the old record's completion must not mark the newer one done.
+ * Likewise a stream synchronize that returns must not mark work enqueued
+ * after it began as done.  (If the background call starts only after the
+ * re-record, it waits for the newer record and the checks still hold.) */
+START_TEST(stale_completion_after_rerecord) {
+  const unsigned flags[] = {clsEventDefault, clsEventDisableTiming,
+                            clsEventBlockingSync};
+  for (unsigned f = 0; f < sizeof flags / sizeof flags[0]; ++f) {
+    clsStream_t s1, s2;
+    clsEvent_t e;
+    CK_OK(clsStreamCreateWithFlags(&s1, clsStreamNonBlocking));
+    CK_OK(clsStreamCreateWithFlags(&s2, clsStreamNonBlocking));
+    CK_OK(clsEventCreateWithFlags(&e, flags[f]));
+    gate *g1 = gate_new(), *g2 = gate_new();
+    gate_hold(g1, s1);
+    CK_OK(clsEventRecord(e, s1));
+    bg_call c;
+    bg_start(&c, bg_event_sync, e);
+    sleep_ms(SETTLE_MS); /* let it wait on the first record */
+    gate_hold(g2, s2);
+    CK_OK(clsEventRecord(e, s2));
+    gate_release(g1);
+    int returned = bg_wait_done(&c, 2000);
+    CK_CLS(clsEventQuery(e), clsErrorNotReady);
+    CK_CLS(clsEventQuery(e), clsErrorNotReady);
+    /* Another synchronize waits for the newer record. */
+    bg_call c2;
+    bg_start(&c2, bg_event_sync, e);
+    int early = bg_wait_done(&c2, SETTLE_MS);
+    gate_release(g2);
+    ck_assert_msg(!early,
+                  "synchronize returned before the newer record "
+                  "(flags 0x%x)",
+                  flags[f]);
+    CK_OK(bg_join(&c2));
+    if (!returned) ck_assert(bg_wait_done(&c, 20000));
+    CK_OK(bg_join(&c));
+    CK_OK(clsEventQuery(e));
+    CK_OK(clsEventDestroy(e));
+    CK_OK(clsStreamDestroy(s1));
+    CK_OK(clsStreamDestroy(s2));
+  }
+  /* The stream's own position: a synchronize that saw its command
+   * complete must not mark later work done. */
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  gate *g1 = gate_new(), *g2 = gate_new();
+  gate_hold(g1, s);
+  bg_call c;
+  bg_start(&c, bg_stream_sync, s);
+  sleep_ms(SETTLE_MS);
+  gate_hold(g2, s);
+  gate_release(g1);
+  ck_assert(gate_wait_finished(g1, 20000));
+  int returned = bg_wait_done(&c, 2000);
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g2);
+  if (!returned) ck_assert(bg_wait_done(&c, 20000));
+  CK_OK(bg_join(&c));
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsStreamQuery(s));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("event");
   TCase *tc = tcase_timed("event", 60);
@@ -722,6 +890,9 @@ int main(void) {
   tcase_add_test(tc, record_on_default_streams);
   tcase_add_test(tc, record_then_destroy_stream);
   tcase_add_test(tc, event_churn);
+  tcase_add_test(tc, untimed_idle_record);
+  tcase_add_test(tc, never_vs_recorded_complete);
+  tcase_add_test(tc, stale_completion_after_rerecord);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

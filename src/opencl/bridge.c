@@ -42,16 +42,13 @@ static clsError_t cls__bridge_new(cl_event src, cl_context ctx, cl_event *out) {
   return clsSuccess;
 }
 
-clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e) {
-  pthread_mutex_lock(&e->lock);
-  cl_event ev = e->ev;
-  if (ev && !atomic_load_explicit(&e->done, memory_order_relaxed) &&
-      cls__ocl_status(ev) != CL_COMPLETE)
-    clRetainEvent(ev); /* pending, or failed: the stream's work fails too */
-  else
-    ev = NULL; /* never recorded, or already complete: nothing to wait for */
-  pthread_mutex_unlock(&e->lock);
-  if (ev && e->dev->ctx != s->dev->ctx) {
+clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
+  cl_event ev = NULL;
+  if (t && cls__pos_status(&t->pos) != CL_COMPLETE) {
+    ev = t->pos.ev; /* pending, or failed: the stream's work fails too */
+    clRetainEvent(ev);
+  }
+  if (ev && t->dev->ctx != s->dev->ctx) {
     cl_event user = NULL;
     clsError_t r = cls__bridge_new(ev, s->dev->ctx, &user);
     clReleaseEvent(ev);

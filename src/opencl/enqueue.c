@@ -159,7 +159,7 @@ static void cls__fold_status(cl_int *worst, cl_int st) {
 cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
   cl_int worst = CL_COMPLETE;
   cls__ocl_position(t);
-  if (CLS__UNLIKELY(t->unnamed)) {
+  if (CLS__UNLIKELY(t->last.unnamed)) {
     /* Not even a barrier could be enqueued (out of resources): the queue
      * itself is finished rather than the order lost, but no longer here,
      * under the locks: b sets it aside for cls__ocl_batch_unstall, once
@@ -168,22 +168,23 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
     if (b) cls__batch_stall_queue(b, t->q);
     cls__fold_status(&worst, CL_SUBMITTED);
   }
-  if (t->last && !atomic_load_explicit(&t->last_done, memory_order_relaxed)) {
-    cl_int st = cls__ocl_status(t->last);
-    if (st != CL_COMPLETE) {
-      if (b) {
-        clRetainEvent(t->last);
-        cls__ocl_batch_push(b, t->last);
-      }
-      cls__fold_status(&worst, st);
-    } else if (!t->unnamed) { /* last_done also says "nothing unnamed" */
-      atomic_store_explicit(&t->last_done, 1, memory_order_release);
+  /* Only read here: cls__pos_status is what learns completion. */
+  cl_int st = cls__pos_status(&t->last);
+  if (st != CL_COMPLETE) {
+    if (b && t->last.ev) {
+      clRetainEvent(t->last.ev);
+      cls__ocl_batch_push(b, t->last.ev);
     }
+    cls__fold_status(&worst, st);
   }
   /* A clsStreamWaitEvent that no command has consumed yet is work of t
-   * too (as CUDA has it: legacy work waits for it).  Once all of them are
-   * complete, has_waits lets the hot paths skip them. */
-  int waiting = 0;
+   * too (as CUDA has it: legacy work waits for it). */
+  cls__fold_status(&worst, cls__ocl_waits_status(t, b));
+  return worst;
+}
+
+cl_int cls__ocl_waits_status(cls__bstream *t, cls__ocl_batch *b) {
+  cl_int worst = CL_COMPLETE;
   for (unsigned w = 0; w < t->nwaits; ++w) {
     cl_int st = cls__ocl_status(t->waits[w]);
     if (st != CL_COMPLETE) {
@@ -192,10 +193,12 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
         cls__ocl_batch_push(b, t->waits[w]);
       }
       cls__fold_status(&worst, st);
-      waiting = 1;
     }
   }
-  if (!waiting) atomic_store_explicit(&t->has_waits, 0, memory_order_release);
+  /* Once all of them are complete, has_waits lets the hot paths skip
+   * them. */
+  if (worst == CL_COMPLETE && t->nwaits)
+    atomic_store_explicit(&t->has_waits, 0, memory_order_release);
   return worst;
 }
 
@@ -246,7 +249,7 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
   /* The hot path: an idle legacy stream costs two atomic loads. */
-  if (!l || (atomic_load_explicit(&l->last_done, memory_order_acquire) &&
+  if (!l || (cls__pos_known_done(&l->last) &&
              !atomic_load_explicit(&l->has_waits, memory_order_acquire)))
     return;
   pthread_mutex_lock(&l->last_lock);
@@ -308,24 +311,21 @@ static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
 
 /* Enqueueing is not a wait and queues are thread-safe, so this needs only
  * t->last_lock: a command of t racing it lands before the barrier (which
- * then covers it too) or after it (and t->unnamed counts it again).  On
+ * then covers it too) or after it (and t->last.unnamed counts it again).  On
  * NVIDIA's driver a barrier with an event costs 0.8 us where a marker
  * costs 7.1 us and asking each command for its event 7.1 us more
  * (DRIVER-COSTS.md); a barrier's timestamps are not kept (END reads 0
  * there), so a timed record never stands on one. */
 void cls__ocl_position(cls__bstream *t) {
-  if (CLS__LIKELY(!t->unnamed)) return;
+  if (CLS__LIKELY(!t->last.unnamed)) return;
   cl_event ev = NULL;
   cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) return; /* still unnamed: the caller copes */
   cls__ocl_flush(t->q);          /* someone is about to wait for it */
-  if (t->last) clReleaseEvent(t->last);
-  t->last = ev;
-  t->last_work = 0;
-  t->last_barrier = 1;
-  t->unnamed = 0;
-  atomic_store_explicit(&t->last_done, 0, memory_order_release);
+  /* Counted as a barrier (no timestamps) even where it is the marker. */
+  cl_event old = cls__pos_advance(&t->last, ev, 0, 1);
+  if (old) clReleaseEvent(old);
 }
 
 /* The common part of the two ends of a successful enqueue: the waits are
@@ -338,17 +338,7 @@ static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev) {
   unsigned consumed = s->nwaits;
   s->nwaits = 0;
   atomic_store_explicit(&s->has_waits, 0, memory_order_release);
-  cl_event old = NULL;
-  if (ev) {
-    old = s->last;
-    s->last = ev;
-    s->last_work = b->work;
-    s->last_barrier = b->barrier;
-    s->unnamed = 0;
-  } else {
-    s->unnamed++;
-  }
-  atomic_store_explicit(&s->last_done, 0, memory_order_release);
+  cl_event old = cls__pos_advance(&s->last, ev, b->work, b->barrier);
   int add = s->blocking && !s->in_busy;
   if (add) s->in_busy = 1;
   pthread_mutex_unlock(&s->last_lock);

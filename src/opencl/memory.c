@@ -554,7 +554,7 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
  * (its `after` event, recorded then). */
 typedef struct cls__across {
   cls__ocl_device *src_dev, *dst_dev; /* foreign sides, or NULL */
-  cls__bevent *src_after, *dst_after;
+  cls__btoken *src_after, *dst_after; /* NULL: nothing to wait for */
   const void *src; /* read by the job: a foreign or a host source */
   void *dst;       /* written by the job: a foreign or a host destination */
   size_t n;
@@ -588,13 +588,13 @@ static void cls__across_run(void *job, clsError_t status) {
   cl_int err = CL_SUCCESS;
   if (status == clsSuccess) {
     if (x->src_dev) {
-      if (cls__b_event_sync(x->src_after) == clsSuccess)
+      if (cls__b_token_wait(x->src_after, 0) == clsSuccess)
         err = cls__foreign_copy(x->src_dev, stage, x->src, x->n);
     } else if (x->src) {
       memcpy(stage, x->src, x->n);
     }
     if (err == CL_SUCCESS && x->dst_dev) {
-      if (cls__b_event_sync(x->dst_after) == clsSuccess)
+      if (cls__b_token_wait(x->dst_after, 0) == clsSuccess)
         err = cls__foreign_copy(x->dst_dev, x->dst, stage, x->n);
     } else if (err == CL_SUCCESS && x->dst) {
       memcpy(x->dst, stage, x->n);
@@ -607,21 +607,18 @@ static void cls__across_run(void *job, clsError_t status) {
                                                       "across OpenCL "
                                                       "platforms"));
   }
-  if (x->src_after) cls__b_event_destroy(x->src_after);
-  if (x->dst_after) cls__b_event_destroy(x->dst_after);
+  cls__b_token_release(x->src_after);
+  cls__b_token_release(x->dst_after);
   if (!x->keep_stage) free(x->stage);
   free(x);
 }
 
 /* The position of the work that `d`'s legacy stream would wait for now
- * (its own and its blocking streams'), as an untimed event. */
-static clsError_t cls__legacy_position(cls__ocl_device *d, cls__bevent **out) {
+ * (its own and its blocking streams'), as an untimed record's token. */
+static clsError_t cls__legacy_position(cls__ocl_device *d, cls__btoken **out) {
   cls__bstream *legacy;
   clsError_t r = cls__b_stream_default(d->index, 0, &legacy);
-  if (r == clsSuccess)
-    r = cls__b_event_create(d->index, clsEventDisableTiming, out);
-  if (r == clsSuccess && (r = cls__b_event_record(*out, legacy)) != clsSuccess)
-    cls__b_event_destroy(*out);
+  if (r == clsSuccess) r = cls__ocl_record(legacy, 0, out);
   return r;
 }
 
@@ -669,8 +666,8 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
   x->keep_stage = dst_local_dev;
   if (r == clsSuccess) r = cls__b_stream_host_job(s, cls__across_run, x);
   if (r != clsSuccess) {
-    if (x->src_after) cls__b_event_destroy(x->src_after);
-    if (x->dst_after) cls__b_event_destroy(x->dst_after);
+    cls__b_token_release(x->src_after);
+    cls__b_token_release(x->dst_after);
     free(stage);
     free(x);
     return r;
@@ -689,12 +686,9 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
     }
   }
   if (mode != CLS__COPY_BLOCKING) return clsSuccess;
-  cls__bevent *done;
-  r = cls__b_event_create(s->dev->index, clsEventDisableTiming, &done);
-  if (r == clsSuccess) {
-    r = cls__b_event_record(done, s);
-    if (r == clsSuccess) r = cls__b_event_sync(done);
-    cls__b_event_destroy(done);
-  }
+  cls__btoken *done = NULL;
+  r = cls__ocl_record(s, 0, &done);
+  if (r == clsSuccess) r = cls__b_token_wait(done, 0);
+  cls__b_token_release(done);
   return r;
 }

@@ -22,9 +22,9 @@
  * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
  * |                     |           | reserves and drops; devsync.c reads)    |                                    |
  * | stream.last_lock    | enqueue.c | newest command, unnamed count, waits    | monitor lock (a failed flush);     |
- * |                     |           | (read by other streams, event.c)        | enqueues a barrier, never waits    |
- * | event.lock          | event.c   | an event's newest record                | (leaf)                             |
- * | pool.lock           | pool.c    | a device's stream-ordered pool          | event.lock (event queries)         |
+ * |                     |           | (read by other streams, event.c); the   | enqueues a barrier, never waits    |
+ * |                     |           | position's `done` (position.c)          |                                    |
+ * | pool.lock           | pool.c    | a device's stream-ordered pool          | (leaf; token status reads)         |
  * | module.lock         | module.c  | a module's function list                | (leaf)                             |
  * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers (its | (leaf)                             |
  * |                     |           | rangetab.h table's own rwlock)          |                                    |
@@ -39,8 +39,11 @@
  * Outside the backend, the front's module lock (src/module.c) is held
  * around cls__b_module_load and cls__b_module_function, which build
  * programs (a compile, not a device wait) and take module.lock; the
- * front's other locks are not held across backend calls.  Driver
- * callbacks take only the worker and sleeper locks.
+ * front's event lock (src/event.c) is held around cls__b_token_status
+ * (a driver query, no backend lock); the front's other locks are not
+ * held across backend calls.  Tokens (position.c) have no lock: what
+ * they stand for never changes.  Driver callbacks take only the worker
+ * and sleeper locks.
  *
  * No lock is held while waiting on the device.  Where a gather meets a
  * queue it cannot name or an event its list has no room for, the batch
@@ -168,6 +171,9 @@ typedef struct cls__ocl_device {
   int timing_fallback;
   void *scratch;         /* SVM scratch for the fallback copy */
   cl_command_queue mapq; /* maps and unmaps clsMallocHost buffers */
+  /* One released token kept for the next record (position.c): a record
+   * then costs no allocation.  Taken and given back by atomic exchange. */
+  struct cls__btoken *_Atomic spare_token;
 
   /* Every live stream (for device-wide synchronization). */
   pthread_mutex_t streams_lock;
@@ -185,6 +191,56 @@ typedef struct cls__ocl_device {
   /* The legacy default stream, created on first use. */
   struct cls__bstream *_Atomic legacy;
 } cls__ocl_device;
+
+/* ---- Positions (position.c) ------------------------------------------ */
+
+/* A position in a queue: a command's event and what is known of it.  The
+ * one owner in this backend of "is that command done": `done` is written
+ * only by the cls__pos_ functions in position.c.  A stream's newest
+ * command is one (cls__bstream.last, moved under the stream's last_lock);
+ * a record's token holds one that never moves. */
+typedef struct cls__ocl_pos {
+  cl_event ev;      /* the command, retained; NULL: none (complete) */
+  unsigned unnamed; /* commands after ev enqueued without an event */
+  int work;         /* ev is stamped right (batch.work) */
+  int barrier;      /* ev is a barrier: its timestamps are not kept */
+  _Atomic int done; /* ev known complete and unnamed == 0 */
+} cls__ocl_pos;
+
+/* Empty and complete. */
+void cls__pos_init(cls__ocl_pos *p);
+/* The queue moved on: ev (retained, handed over) is its newest command,
+ * of kind work/barrier; NULL counts one more command without an event.
+ * Returns the event replaced, for the caller to release (outside its
+ * locks), or NULL.  Under the owner's lock. */
+cl_event cls__pos_advance(cls__ocl_pos *p, cl_event ev, int work, int barrier);
+/* Execution status of the position: CL_COMPLETE, a negative error, or
+ * "not yet" (> 0, also while unnamed commands follow ev).  Asks the
+ * driver only while not known complete, and remembers CL_COMPLETE: the
+ * transition to done.  Never blocks.  Under the owner's lock (a token's
+ * never moves: no lock). */
+cl_int cls__pos_status(cls__ocl_pos *p);
+/* A wait for ev returned clsSuccess: p is done if ev is still its newest
+ * command with nothing unnamed after it (no driver call).  Under the
+ * owner's lock. */
+void cls__pos_reached(cls__ocl_pos *p, cl_event ev);
+/* Whether the position is known complete: one atomic load, no lock. */
+static inline int cls__pos_known_done(cls__ocl_pos *p) {
+  return atomic_load_explicit(&p->done, memory_order_acquire);
+}
+/* A token for ev (retained, handed over; NULL gives a NULL token) on d,
+ * one reference.  NULL with a reason when out of host memory (ev is
+ * released then). */
+cls__btoken *cls__ocl_token_new(cls__ocl_device *d, cl_event ev, int work,
+                                int barrier);
+/* A token of d for no command: a timed record complete at once, whose end
+ * time is `stamp` (d->facts.host_clock).  NULL with a reason when out of
+ * host memory. */
+cls__btoken *cls__ocl_token_stamped(cls__ocl_device *d, cl_ulong stamp);
+/* A token for the work issued to s so far (timed: it has an end time),
+ * enqueueing at most one command (event.c).  *out NULL: known complete
+ * (untimed only); a token with no command (pos.ev NULL) is complete too. */
+clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out);
 
 enum cls__stream_role {
   CLS__ROLE_CREATED = 0,
@@ -204,33 +260,35 @@ struct cls__bstream {
   /* Waits from clsStreamWaitEvent (retained) for the next command. */
   cl_event *waits;
   unsigned nwaits, capwaits;
-  _Atomic int has_waits; /* some of the waits may be pending (0: none is) */
+  /* Some of the waits may be pending (0: none is): set when waits are
+   * added, cleared when a command consumes them or when
+   * cls__ocl_waits_status finds all of them complete. */
+  _Atomic int has_waits;
 
-  /* The stream's newest command, retained; read by other streams.  The
-   * command path (launches, copies, fills) asks the driver for no event:
-   * `unnamed` counts the commands enqueued after `last` without one, and
-   * whoever needs the stream's position names it with a barrier then
-   * (cls__ocl_position). */
+  /* The stream's newest command (a position, read by other streams).
+   * The command path (launches, copies, fills) may ask the driver for no
+   * event: last.unnamed counts the commands enqueued after last.ev
+   * without one, and whoever needs the stream's position names it with a
+   * barrier then (cls__ocl_position).  Under last_lock, but for the
+   * lock-free cls__pos_known_done(&last). */
   pthread_mutex_t last_lock;
-  cl_event last;
-  int last_work;         /* `last` is stamped right (batch.work) */
-  int last_barrier;      /* `last` is such a barrier: no timestamps */
-  unsigned unnamed;      /* commands after `last` that have no event */
-  _Atomic int last_done; /* `last` known complete, and unnamed == 0 */
-  int in_busy;           /* listed in dev->busy (under last_lock) */
+  cls__ocl_pos last;
+  int in_busy; /* listed in dev->busy (under last_lock) */
 
   /* Device stream list (under dev->streams_lock). */
   struct cls__bstream *next, *prev;
 };
 
-struct cls__bevent {
+/* A record's token (backend.h): a position that never moves, shared by
+ * reference count between the front's event, stream waits and the
+ * backend's own users (pool.c, memory.c).  Made by cls__ocl_token_new
+ * (position.c), freed when the last reference goes. */
+struct cls__btoken {
+  cls__ocl_pos pos; /* pos.unnamed is always 0 */
+  cl_ulong stamp;   /* with pos.ev NULL: a timed record complete at once,
+                       at this host time (facts.host_clock) */
   cls__ocl_device *dev;
-  unsigned flags;
-  pthread_mutex_t lock;
-  cl_event ev;      /* newest record, retained; NULL if none */
-  cl_ulong stamp;   /* with ev NULL: the newest record was on an idle
-                       stream, complete at this time (facts.host_clock) */
-  _Atomic int done; /* ev known complete (hot path) */
+  _Atomic int refs;
 };
 
 /* How many queues and events a batch can set aside to wait for once its
@@ -423,6 +481,11 @@ int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking);
 /* Names s's position if commands were enqueued after `last` without an
  * event: a barrier with an event stands for them.  Under s->last_lock. */
 void cls__ocl_position(cls__bstream *s);
+/* Adds to b (retained; b may be NULL, to look only) the waits of s that
+ * no command has consumed and that are not complete; returns their worst
+ * status (CL_COMPLETE when there are none) and clears s->has_waits when
+ * none is pending.  Under s->last_lock. */
+cl_int cls__ocl_waits_status(cls__bstream *s, cls__ocl_batch *b);
 
 /* clFlush(q), and where it fails, the monitor thread flushes q again
  * until a flush succeeds: a failed flush never strands the commands.

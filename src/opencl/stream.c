@@ -41,7 +41,7 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
   static atomic_uint next_id;
   s->id = atomic_fetch_add(&next_id, 1) + 1;
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_stream(s);
-  atomic_init(&s->last_done, 1);
+  cls__pos_init(&s->last);
   pthread_mutex_init(&s->lock, NULL);
   pthread_mutex_init(&s->last_lock, NULL);
   pthread_mutex_lock(&d->streams_lock);
@@ -78,7 +78,7 @@ void cls__b_stream_destroy(cls__bstream *s) {
    * still meanwhile. */
   pthread_mutex_lock(&s->last_lock);
   cls__ocl_position(s);
-  int unnamed = s->unnamed != 0;
+  int unnamed = s->last.unnamed != 0;
   pthread_mutex_unlock(&s->last_lock);
   pthread_mutex_lock(&d->busy_lock);
   if (unnamed ||
@@ -106,9 +106,10 @@ void cls__b_stream_destroy(cls__bstream *s) {
       break;
     }
   if (s->blocking) d->nblocking--;
-  if (s->last && (cls__ocl_status(s->last) == CL_COMPLETE ||
-                  !cls__ocl_orphan_add(d, s->last, s->blocking)))
-    clReleaseEvent(s->last);
+  cl_event last = s->last.ev;
+  if (last && (cls__pos_status(&s->last) == CL_COMPLETE ||
+               !cls__ocl_orphan_add(d, last, s->blocking)))
+    clReleaseEvent(last);
   pthread_mutex_unlock(&d->busy_lock);
   clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
   pthread_mutex_destroy(&s->lock);
@@ -189,18 +190,18 @@ static clsError_t cls__materialize_waits(cls__bstream *s) {
 
 /* The stream's newest command, retained, or NULL when it is known done. */
 static cl_event cls__last(cls__bstream *s) {
-  if (atomic_load_explicit(&s->last_done, memory_order_acquire)) return NULL;
+  if (cls__pos_known_done(&s->last)) return NULL;
   pthread_mutex_lock(&s->last_lock);
   cls__ocl_position(s);
-  if (CLS__UNLIKELY(s->unnamed)) { /* no barrier could be enqueued */
+  if (CLS__UNLIKELY(s->last.unnamed)) { /* no barrier could be enqueued */
     /* The queue is finished instead, with last_lock dropped first: no
      * driver wait happens with a lock held. */
     pthread_mutex_unlock(&s->last_lock);
     clFinish(s->q);
     pthread_mutex_lock(&s->last_lock);
   }
-  cl_event ev = s->last;
-  if (ev && !atomic_load_explicit(&s->last_done, memory_order_relaxed))
+  cl_event ev = s->last.ev;
+  if (ev && !cls__pos_known_done(&s->last))
     clRetainEvent(ev);
   else
     ev = NULL;
@@ -208,10 +209,10 @@ static cl_event cls__last(cls__bstream *s) {
   return ev;
 }
 
+/* A wait for ev, s's newest command when it began, returned clsSuccess. */
 static void cls__mark_done(cls__bstream *s, cl_event ev) {
   pthread_mutex_lock(&s->last_lock);
-  if (s->last == ev)
-    atomic_store_explicit(&s->last_done, 1, memory_order_release);
+  cls__pos_reached(&s->last, ev);
   pthread_mutex_unlock(&s->last_lock);
 }
 
@@ -252,27 +253,17 @@ static clsError_t cls__query_blocking(cls__bstream *s) {
 }
 
 clsError_t cls__b_stream_query(cls__bstream *s) {
-  if (atomic_load_explicit(&s->last_done, memory_order_acquire) &&
+  if (cls__pos_known_done(&s->last) &&
       !atomic_load_explicit(&s->has_waits, memory_order_acquire))
     return cls__query_blocking(s);
   /* A pending wait makes the stream not ready; a failed one fails it.
-   * last_lock, not the enqueue lock: writers of both hold both. */
-  cl_int st = CL_COMPLETE;
+   * last_lock, not the enqueue lock: writers of both hold both.  Without
+   * a barrier for unnamed commands the position stays "not yet". */
   pthread_mutex_lock(&s->last_lock);
-  for (unsigned i = 0; i < s->nwaits && st == CL_COMPLETE; ++i)
-    st = cls__ocl_status(s->waits[i]);
+  cl_int st = cls__ocl_waits_status(s, NULL);
   if (st == CL_COMPLETE) {
-    if (s->nwaits)
-      atomic_store_explicit(&s->has_waits, 0, memory_order_release);
     cls__ocl_position(s);
-    if (CLS__UNLIKELY(s->unnamed))
-      st = 1; /* no barrier: not known done */
-    else if (s->last &&
-             !atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
-      st = cls__ocl_status(s->last);
-      if (st == CL_COMPLETE)
-        atomic_store_explicit(&s->last_done, 1, memory_order_release);
-    }
+    st = cls__pos_status(&s->last);
   }
   pthread_mutex_unlock(&s->last_lock);
   if (st < 0) return cls__ocl_failed(st);
