@@ -236,6 +236,12 @@ typedef struct clsDeviceProp {
                                          bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
                                          other offsets give clsErrorInvalidValue.
                                          1 otherwise. */
+  int timerIsHostClock;               /* 1 when the device's profiling clock
+                                         was found at start-up to be a host
+                                         clock (PoCL): a timed record on an
+                                         idle stream then reads it and
+                                         enqueues nothing.  0 until the device
+                                         is first used, and on CUDA. */
   int hostFuncsInline;                /* 1 where the driver runs queued work
                                          inside clFlush on the calling thread
                                          (Oclgrind; or CLSTREAM_HOST_INLINE=1):

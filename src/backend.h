@@ -21,6 +21,7 @@
 
 typedef struct cls__bstream cls__bstream;
 typedef struct cls__bevent cls__bevent;
+typedef struct cls__btoken cls__btoken;
 typedef struct cls__bmodule cls__bmodule;
 typedef struct cls__bfunction cls__bfunction;
 
@@ -94,10 +95,7 @@ void cls__b_stream_destroy(cls__bstream *s);
 clsError_t cls__b_stream_sync(cls__bstream *s);
 /* clsSuccess when all work issued to `s` is done, else clsErrorNotReady. */
 clsError_t cls__b_stream_query(cls__bstream *s);
-/* Later work in `s` waits for the work `e` captured at its newest record,
- * as of this call.  A never-recorded `e` has no effect.  `e` may belong
- * to another device. */
-clsError_t cls__b_stream_wait_event(cls__bstream *s, cls__bevent *e);
+/* clsStreamWaitEvent is cls__b_stream_wait_token (Events, below). */
 /* Enqueues a host job on `s` (see cls__job_fn): it runs after all earlier
  * work in `s`, and later work in `s` waits until it returns.  The job
  * survives the destruction of `s`.  `job` is a cls__job whose run is
@@ -106,22 +104,57 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job);
 
 /* ---- Events ---------------------------------------------------------- */
 
-/* Creates an event on opened `dev` with validated flags. */
+/* The front (src/event.c) owns an event's state: whether it was ever
+ * recorded, which record is the newest, and whether that record is known
+ * complete.  A backend only captures work and answers for what it
+ * captured: a record hands the front a token, an opaque handle on the
+ * captured position that it can ask for status, wait on and read an end
+ * time from.  A token never changes what it stands for, except on a
+ * backend whose tokens are per event (CUDA: the event's cudaEvent_t),
+ * where it follows the event's newest record; the front's record
+ * generation makes either kind safe (a completion seen through an older
+ * token never marks a newer record complete).  A NULL token stands for
+ * work already complete; the token functions accept it. */
+
+/* Creates the backend's part of an event on opened `dev` with validated
+ * flags (CUDA: a cudaEvent_t; OpenCL: nothing, *out is NULL, or
+ * clsErrorNotSupported for interprocess events). */
 clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out);
-/* Releases the event at once; captured work still runs. */
+/* Releases it at once; captured work still runs, tokens stay valid. */
 void cls__b_event_destroy(cls__bevent *e);
-/* Captures the work issued to `s` (of the event's device) so far. */
-clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s);
-/* clsSuccess when the newest record's work is done or there is no record,
- * else clsErrorNotReady.  The hot path: no driver call once completion
- * is known. */
-clsError_t cls__b_event_query(cls__bevent *e);
-/* Blocks until the newest record's work is done (sleeping for
- * clsEventBlockingSync events). */
-clsError_t cls__b_event_sync(cls__bevent *e);
-/* Milliseconds from a's completion to b's.  Both recorded, both timed
- * (the front checked); clsErrorNotReady if either is incomplete. */
-clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b);
+/* Captures the work issued to `s` (of the event's device) so far for
+ * event `e` with flags `flags`.  *tok gets the token (the caller owns one
+ * reference), or NULL where the work is known complete at record time
+ * and there is no end time to keep, which only an untimed record
+ * (clsEventDisableTiming) may report: a timed record always has a token
+ * with an end time to read.  *complete is set where the work is known
+ * complete at record time (always with a NULL token; OpenCL: also a timed
+ * record on an idle stream stamped with the host clock).  Never
+ * blocks. */
+clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
+                         cls__btoken **tok, int *complete);
+/* Takes one more reference to t (NULL allowed).  Never blocks. */
+void cls__b_token_retain(cls__btoken *t);
+/* Drops a reference; the captured work still runs.  NULL allowed. */
+void cls__b_token_release(cls__btoken *t);
+/* clsSuccess when t's work is done (NULL: done), clsErrorNotReady when
+ * not yet, clsErrorLaunchFailure (with a reason) when it failed.  The
+ * hot path: a driver query at most, no wait, no lock but the token's. */
+clsError_t cls__b_token_status(cls__btoken *t);
+/* Blocks until t's work is done; sleeps rather than spins when `sleep`
+ * is set (clsEventBlockingSync; CUDA's event flags decide by themselves),
+ * else waits as clsSetDeviceFlags says.  Takes no lock while waiting. */
+clsError_t cls__b_token_wait(cls__btoken *t, int sleep);
+/* Milliseconds from a's end to b's; both non-NULL tokens of timed
+ * records of one device (a == b gives 0).  clsErrorNotReady if either
+ * is not complete, clsErrorLaunchFailure if either failed.  Never
+ * blocks. */
+clsError_t cls__b_token_elapsed(float *ms, cls__btoken *a, cls__btoken *b);
+/* Later work in `s` waits for t's work, as captured when t was made
+ * (NULL: complete; on the OpenCL legacy stream the wait still orders
+ * after the blocking streams' work, as CUDA's does).  t may be of
+ * another device. */
+clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t);
 
 /* ---- Memory ---------------------------------------------------------- */
 

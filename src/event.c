@@ -1,10 +1,89 @@
-/* Events: validation and handles; the backend does the work. */
+/* Events: validation, handles, and the one owner of an event's state.
+ *
+ * An event's state is one atomic word, changed only by the functions in
+ * this file:
+ *
+ *   state = generation << 2 | CLS__EV_DONE | CLS__EV_RECORDED
+ *
+ * - never recorded: 0.  Query and synchronize succeed at once, elapsed
+ *   times are clsErrorInvalidResourceHandle, stream waits have no effect.
+ * - record (cls__event_record): once the backend's record has returned a
+ *   token, the generation goes up by one, RECORDED is set and DONE is set
+ *   only where the backend says the work is complete at record time (a
+ *   NULL token: an untimed record of idle work; or a token with an end
+ *   time but no command).  The token replaces the older one under
+ *   e->lock.
+ * - mark done (cls__event_mark_done): a query or synchronize that saw the
+ *   token of generation g complete sets DONE if the word still holds g
+ *   (compare-and-swap on the value read with the token), so a completion
+ *   of an older record never marks a newer one complete.
+ * - query, synchronize, elapsed time and stream waits read the word: a
+ *   known-complete event costs one atomic load.
+ *
+ * e->lock guards e->tok and orders records of one event against each
+ * other; it is a leaf lock but for the backend's token calls made under it
+ * (status and end-time reads, which never wait).  No wait happens with it
+ * held: a synchronize takes a reference to the token and lets go first. */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #define CLS__EVENT_FLAGS                                                       \
   (clsEventBlockingSync | clsEventDisableTiming | clsEventInterprocess)
+
+#define CLS__EV_RECORDED 1ul /* some record has returned */
+#define CLS__EV_DONE 2ul     /* the newest record is known complete */
+#define CLS__EV_GEN 4ul      /* one record */
+
+struct cls__event {
+  int dev;
+  unsigned flags;
+  _Atomic unsigned long state; /* see above */
+  pthread_mutex_t lock;
+  cls__btoken *tok; /* the newest record's; NULL: none, or complete */
+  cls__bevent *b;
+};
+
+/* Whether state says "nothing to wait for": never recorded, or the
+ * newest record known complete. */
+static inline int cls__ev_settled(unsigned long st) {
+  return (st & (CLS__EV_RECORDED | CLS__EV_DONE)) != CLS__EV_RECORDED;
+}
+
+/* The newest record's token, retained, and the state it goes with (read
+ * together under the lock).  NULL when there is nothing to wait for. */
+static cls__btoken *cls__event_take(cls__event *e, unsigned long *st) {
+  pthread_mutex_lock(&e->lock);
+  *st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  cls__btoken *t = cls__ev_settled(*st) ? NULL : e->tok;
+  cls__b_token_retain(t);
+  pthread_mutex_unlock(&e->lock);
+  return t;
+}
+
+/* The record that was newest when `seen` was read is complete. */
+static void cls__event_mark_done(cls__event *e, unsigned long seen) {
+  atomic_compare_exchange_strong_explicit(&e->state, &seen, seen | CLS__EV_DONE,
+                                          memory_order_release,
+                                          memory_order_relaxed);
+}
+
+/* Makes `t` (owned; NULL: complete) e's newest record, complete already
+ * where `complete` is set. */
+static void cls__event_record(cls__event *e, cls__btoken *t, int complete) {
+  pthread_mutex_lock(&e->lock);
+  cls__btoken *old = e->tok;
+  e->tok = t;
+  /* Only holders of the lock change the generation; a mark-done racing
+   * this store is for the older generation, and is overwritten. */
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  st = ((st & ~(CLS__EV_GEN - 1)) + CLS__EV_GEN) | CLS__EV_RECORDED |
+       (t && !complete ? 0 : CLS__EV_DONE);
+  atomic_store_explicit(&e->state, st, memory_order_release);
+  pthread_mutex_unlock(&e->lock);
+  if (old) cls__b_token_release(old);
+}
 
 static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {
   if (!out) return cls__reason(clsErrorInvalidValue, "event is NULL");
@@ -21,14 +100,17 @@ static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {
   if (!ev) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   ev->dev = dev;
   ev->flags = flags;
-  atomic_init(&ev->recorded, 0);
+  atomic_init(&ev->state, 0); /* never recorded */
+  ev->tok = NULL;
   e = cls__b_event_create(dev, flags, &ev->b);
   if (e != clsSuccess) {
     free(ev);
     return e;
   }
+  pthread_mutex_init(&ev->lock, NULL);
   uintptr_t h = cls__handle_new(CLS__KIND_EVENT, ev);
   if (!h) {
+    pthread_mutex_destroy(&ev->lock);
     cls__b_event_destroy(ev->b);
     free(ev);
     return cls__reason(clsErrorMemoryAllocation, "handle table is full");
@@ -47,7 +129,7 @@ clsError_t clsEventCreateWithFlags(clsEvent_t *e, unsigned flags) {
   CLS__RETURN(cls__event_create(e, flags));
 }
 
-static inline cls__event *cls__event_get(clsEvent_t h) {
+cls__event *cls__event_lookup(clsEvent_t h) {
   return cls__handle_get(CLS__KIND_EVENT, (uintptr_t)h);
 }
 
@@ -59,14 +141,16 @@ clsError_t clsEventDestroy(clsEvent_t h) {
   CLS__NOT_IN_HOST_FN();
   cls__event *e = cls__handle_retire(CLS__KIND_EVENT, (uintptr_t)h);
   if (!e) CLS__RETURN(CLS__BAD_EVENT(h));
+  cls__b_token_release(e->tok); /* the captured work still runs */
   cls__b_event_destroy(e->b);
+  pthread_mutex_destroy(&e->lock);
   free(e);
   CLS__RETURN(clsSuccess);
 }
 
 clsError_t clsEventRecord(clsEvent_t h, clsStream_t sh) {
   CLS__NOT_IN_HOST_FN();
-  cls__event *e = cls__event_get(h);
+  cls__event *e = cls__event_lookup(h);
   if (CLS__UNLIKELY(!e)) CLS__RETURN(CLS__BAD_EVENT(h));
   int dev;
   cls__bstream *s;
@@ -77,38 +161,88 @@ clsError_t clsEventRecord(clsEvent_t h, clsStream_t sh) {
                             "the event belongs to device %d, the stream to "
                             "device %d",
                             e->dev, dev));
-  r = cls__b_event_record(e->b, s);
-  if (CLS__LIKELY(r == clsSuccess))
-    atomic_store_explicit(&e->recorded, 1, memory_order_release);
+  cls__btoken *t = NULL;
+  int complete = 0;
+  r = cls__b_record(e->b, s, e->flags, &t, &complete);
+  if (CLS__LIKELY(r == clsSuccess)) cls__event_record(e, t, complete);
   CLS__RETURN(r);
+}
+
+/* The slow paths of query and synchronize, kept out of line so that the
+ * hot path (one atomic load) saves no registers. */
+static CLS__NOINLINE clsError_t cls__event_query_slow(cls__event *e) {
+  /* A status read never waits, so it may be made under the lock. */
+  pthread_mutex_lock(&e->lock);
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  clsError_t r = cls__ev_settled(st) ? clsSuccess : cls__b_token_status(e->tok);
+  pthread_mutex_unlock(&e->lock);
+  if (r == clsSuccess) cls__event_mark_done(e, st);
+  return r;
+}
+
+static CLS__NOINLINE clsError_t cls__event_sync_slow(cls__event *e) {
+  unsigned long st;
+  cls__btoken *t = cls__event_take(e, &st);
+  if (!t) return clsSuccess;
+  clsError_t r = cls__b_token_wait(t, (e->flags & clsEventBlockingSync) != 0);
+  if (r == clsSuccess) cls__event_mark_done(e, st);
+  cls__b_token_release(t);
+  return r;
 }
 
 clsError_t clsEventQuery(clsEvent_t h) {
   CLS__NOT_IN_HOST_FN();
-  cls__event *e = cls__event_get(h);
+  cls__event *e = cls__event_lookup(h);
   if (CLS__UNLIKELY(!e)) CLS__RETURN(CLS__BAD_EVENT(h));
-  CLS__RETURN(cls__b_event_query(e->b));
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
+  if (CLS__LIKELY(cls__ev_settled(st))) CLS__RETURN(clsSuccess);
+  CLS__RETURN(cls__event_query_slow(e));
 }
 
 clsError_t clsEventSynchronize(clsEvent_t h) {
   CLS__NOT_IN_HOST_FN();
-  cls__event *e = cls__event_get(h);
+  cls__event *e = cls__event_lookup(h);
   if (CLS__UNLIKELY(!e)) CLS__RETURN(CLS__BAD_EVENT(h));
-  CLS__RETURN(cls__b_event_sync(e->b));
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
+  if (CLS__LIKELY(cls__ev_settled(st))) CLS__RETURN(clsSuccess);
+  CLS__RETURN(cls__event_sync_slow(e));
 }
 
+clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s) {
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
+  if (!(st & CLS__EV_RECORDED)) return clsSuccess; /* no effect */
+  /* A record known complete still reaches the backend: on the legacy
+   * stream a wait orders after the blocking streams' work. */
+  pthread_mutex_lock(&e->lock);
+  cls__btoken *t = e->tok;
+  cls__b_token_retain(t);
+  pthread_mutex_unlock(&e->lock);
+  clsError_t r = cls__b_stream_wait_token(s, t);
+  cls__b_token_release(t);
+  return r;
+}
+
+/* The token of a timed, recorded event (retained; NULL when the event is
+ * not one), with the reason it is not. */
 static clsError_t cls__timed_event(clsEvent_t h, const char *which,
-                                   cls__event **out) {
-  cls__event *e = cls__event_get(h);
+                                   cls__event **out, cls__btoken **tok) {
+  cls__event *e = cls__event_lookup(h);
   if (!e) return CLS__BAD_EVENT(h);
   if (e->flags & clsEventDisableTiming)
     return cls__reason(clsErrorInvalidResourceHandle,
                        "%s event was created with clsEventDisableTiming",
                        which);
-  if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
+  pthread_mutex_lock(&e->lock);
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  cls__btoken *t = e->tok;
+  cls__b_token_retain(t);
+  pthread_mutex_unlock(&e->lock);
+  if (!(st & CLS__EV_RECORDED))
     return cls__reason(clsErrorInvalidResourceHandle,
                        "%s event was never recorded", which);
+  /* A timed record always has a token (backend.h). */
   *out = e;
+  *tok = t;
   return clsSuccess;
 }
 
@@ -116,11 +250,17 @@ clsError_t clsEventElapsedTime(float *ms, clsEvent_t start, clsEvent_t end) {
   CLS__NOT_IN_HOST_FN();
   if (!ms) CLS__RETURN(cls__reason(clsErrorInvalidValue, "ms is NULL"));
   cls__event *a = NULL, *b = NULL;
-  clsError_t r = cls__timed_event(start, "the start", &a);
-  if (r == clsSuccess) r = cls__timed_event(end, "the end", &b);
+  cls__btoken *ta = NULL, *tb = NULL;
+  clsError_t r = cls__timed_event(start, "the start", &a, &ta);
+  if (r == clsSuccess) r = cls__timed_event(end, "the end", &b, &tb);
   if (r == clsSuccess && a->dev != b->dev)
     r = cls__reason(clsErrorInvalidResourceHandle,
                     "the events belong to devices %d and %d", a->dev, b->dev);
-  if (r == clsSuccess) r = cls__b_event_elapsed(ms, a->b, b->b);
+  if (r == clsSuccess && (!ta || !tb))
+    r = cls__reason(clsErrorInvalidResourceHandle,
+                    "a timed event's record has no end time");
+  if (r == clsSuccess) r = cls__b_token_elapsed(ms, ta, tb);
+  cls__b_token_release(ta);
+  cls__b_token_release(tb);
   CLS__RETURN(r);
 }

@@ -15,10 +15,12 @@
 #define CLS__LIKELY(x) __builtin_expect(!!(x), 1)
 #define CLS__UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CLS__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define CLS__NOINLINE __attribute__((noinline))
 #else
 #define CLS__LIKELY(x) (x)
 #define CLS__UNLIKELY(x) (x)
 #define CLS__PRINTF(a, b)
+#define CLS__NOINLINE
 #endif
 
 /* ---- Errors (error.c) ------------------------------------------------ */
@@ -100,12 +102,14 @@ typedef struct cls__stream {
   cls__bstream *b;
 } cls__stream;
 
-typedef struct cls__event {
-  int dev;
-  unsigned flags;
-  _Atomic int recorded;
-  cls__bevent *b;
-} cls__event;
+/* An event; its state and every transition of it live in event.c. */
+typedef struct cls__event cls__event;
+/* The live event behind handle h, or NULL.  Lock-free. */
+cls__event *cls__event_lookup(clsEvent_t h);
+/* clsStreamWaitEvent once the handles are resolved: later work in `s`
+ * waits for e's newest record as of this call; no effect when e was
+ * never recorded.  Never blocks. */
+clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s);
 
 /* Resolves a stream handle (NULL, clsStreamLegacy, clsStreamPerThread or a
  * created stream) to its device and backend stream.  `flags`/`priority`
@@ -113,7 +117,7 @@ typedef struct cls__event {
 clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
                                unsigned *flags, int *priority);
 
-/* ---- The allocation table (memory.c) ---------------------------------- */
+/* ---- The allocation table (memory.c, a rangetab.h table) -------------- */
 
 /* What an address range in the table is. */
 enum cls__mem_kind {
@@ -139,8 +143,13 @@ clsError_t cls__mem_add(void *p, size_t size, int kind, int dev);
  * and size (either may be NULL). */
 int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
 /* The kind of the entry that contains p (CLS__MEM_NONE if none); *base,
- * *size and *dev (each may be NULL) get the entry's. */
+ * *size and *dev (each may be NULL) get the entry's.  A repeat of the
+ * calling thread's last hit, with no removal since, takes no lock. */
 int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev);
+/* The allocation table's generation: it changes with every removal, so
+ * what a lookup found is still true while it reads the same.  One
+ * atomic load, no lock. */
+size_t cls__mem_gen(void);
 /* Gives memory of `kind` (already out of the table, its device's work
  * done) back to the backend: the one place that knows which backend
  * function frees which kind. */

@@ -1,127 +1,83 @@
 /* Memory: allocations, the allocation table, copies and sets. */
 #include "internal.h"
+#include "rangetab.h"
 
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* ---- Allocation table: sorted by base, guarded by a rwlock ------------ */
+/* ---- Allocation table: a range table (rangetab.h) ------------------- */
 
 typedef struct cls__alloc {
-  uintptr_t base;
-  size_t size;
+  cls__range r;
   int kind; /* enum cls__mem_kind */
   int dev;
 } cls__alloc;
 
-static pthread_rwlock_t cls__table_lock = PTHREAD_RWLOCK_INITIALIZER;
-static cls__alloc *cls__table;
-static size_t cls__nalloc, cls__capalloc;
+static cls__rangetab cls__table = CLS__RANGETAB_INIT(cls__alloc);
 
-/* Index of the last allocation with base <= p, or -1. Under the lock. */
-static ptrdiff_t cls__table_floor(uintptr_t p) {
-  size_t lo = 0, hi = cls__nalloc;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (cls__table[mid].base <= p)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (ptrdiff_t)lo - 1;
-}
+/* The calling thread's last allocation found, while the table's
+ * generation is still `gen` (no removal since: the entry is still there,
+ * unchanged).  Kernel launches look up the same few pointers again and
+ * again; this makes each repeat a thread-local compare, no lock. */
+static _Thread_local struct {
+  size_t gen;
+  cls__alloc a; /* size 0: empty */
+} cls__last CLS__TLS_FAST;
 
-static clsError_t cls__table_add(void *p, size_t size, int kind, int dev) {
-  clsError_t e = clsSuccess;
-  pthread_rwlock_wrlock(&cls__table_lock);
-  /* Allocations never overlap; a registered host range may try to. */
-  ptrdiff_t last = cls__table_floor((uintptr_t)p + size - 1);
-  if (last >= 0 &&
-      cls__table[last].base + cls__table[last].size > (uintptr_t)p) {
-    e = cls__reason(clsErrorHostMemoryAlreadyRegistered,
-                    "[%p, +%zu) overlaps a range the library already has "
-                    "(base %p, %zu bytes)",
-                    p, size, (void *)cls__table[last].base,
-                    cls__table[last].size);
-    goto out;
+/* The allocation containing p into *a; 0 if there is none. */
+static int cls__table_find(const void *p, cls__alloc *a) {
+  uintptr_t u = (uintptr_t)p;
+  size_t gen = cls__rangetab_gen(&cls__table);
+  if (CLS__LIKELY(cls__last.gen == gen &&
+                  u - cls__last.a.r.base < cls__last.a.r.size)) {
+    *a = cls__last.a;
+    return 1;
   }
-  if (cls__nalloc == cls__capalloc) {
-    size_t cap = cls__capalloc ? 2 * cls__capalloc : 64;
-    cls__alloc *t = realloc(cls__table, cap * sizeof *t);
-    if (!t) {
-      e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
-      goto out;
-    }
-    cls__table = t;
-    cls__capalloc = cap;
-  }
-  size_t at = (size_t)(cls__table_floor((uintptr_t)p) + 1);
-  memmove(&cls__table[at + 1], &cls__table[at],
-          (cls__nalloc - at) * sizeof *cls__table);
-  cls__table[at] = (cls__alloc){(uintptr_t)p, size, kind, dev};
-  cls__nalloc++;
-out:
-  pthread_rwlock_unlock(&cls__table_lock);
-  return e;
-}
-
-/* Removes the allocation starting exactly at p if its kind is one of
- * `kinds` (CLS__MEM_BIT); returns its kind, or CLS__MEM_NONE. */
-static int cls__table_remove(void *p, unsigned kinds, int *dev, size_t *size) {
-  int found = CLS__MEM_NONE;
-  pthread_rwlock_wrlock(&cls__table_lock);
-  ptrdiff_t i = cls__table_floor((uintptr_t)p);
-  if (i >= 0 && cls__table[i].base == (uintptr_t)p &&
-      (kinds & CLS__MEM_BIT(cls__table[i].kind))) {
-    found = cls__table[i].kind;
-    if (dev) *dev = cls__table[i].dev;
-    if (size) *size = cls__table[i].size;
-    memmove(&cls__table[i], &cls__table[i + 1],
-            (cls__nalloc - (size_t)i - 1) * sizeof *cls__table);
-    cls__nalloc--;
-  }
-  pthread_rwlock_unlock(&cls__table_lock);
-  return found;
+  if (!cls__rangetab_lookup(&cls__table, u, a)) return 0;
+  cls__last.gen = gen;
+  cls__last.a = *a;
+  return 1;
 }
 
 clsError_t cls__mem_add(void *p, size_t size, int kind, int dev) {
-  return cls__table_add(p, size, kind, dev);
+  cls__alloc a = {{(uintptr_t)p, size}, kind, dev}, clash;
+  switch (cls__rangetab_insert(&cls__table, &a, &clash)) {
+  case CLS__RANGETAB_OK:
+    return clsSuccess;
+  case CLS__RANGETAB_OVERLAP:
+    /* Allocations never overlap; a registered host range may try to. */
+    return cls__reason(clsErrorHostMemoryAlreadyRegistered,
+                       "[%p, +%zu) overlaps a range the library already has "
+                       "(base %p, %zu bytes)",
+                       p, size, (void *)clash.r.base, clash.r.size);
+  default:
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+}
+
+/* Whether the entry's kind is one of *(unsigned *)kinds (CLS__MEM_BIT). */
+static int cls__kind_in(const void *entry, void *kinds) {
+  const cls__alloc *a = entry;
+  return (*(unsigned *)kinds & CLS__MEM_BIT(a->kind)) != 0;
 }
 
 int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size) {
-  return cls__table_remove(p, kinds, dev, size);
+  cls__alloc a;
+  if (!cls__rangetab_remove(&cls__table, (uintptr_t)p, cls__kind_in, &kinds,
+                            &a))
+    return CLS__MEM_NONE;
+  if (dev) *dev = a.dev;
+  if (size) *size = a.r.size;
+  return a.kind;
 }
 
 int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev) {
-  int k = CLS__MEM_NONE;
-  pthread_rwlock_rdlock(&cls__table_lock);
-  ptrdiff_t i = cls__table_floor((uintptr_t)p);
-  if (i >= 0 && (uintptr_t)p - cls__table[i].base < cls__table[i].size) {
-    k = cls__table[i].kind;
-    if (base) *base = (void *)cls__table[i].base;
-    if (size) *size = cls__table[i].size;
-    if (dev) *dev = cls__table[i].dev;
-  }
-  pthread_rwlock_unlock(&cls__table_lock);
-  return k;
+  cls__alloc a;
+  if (!cls__table_find(p, &a)) return CLS__MEM_NONE;
+  if (base) *base = (void *)a.r.base;
+  if (size) *size = a.r.size;
+  if (dev) *dev = a.dev;
+  return a.kind;
 }
 
-/* What p points into: a device allocation, a clsMallocHost allocation or
- * neither.  *avail gets the bytes from p to the end of the allocation. */
-static enum cls__mem_kind cls__mem_find(const void *p, size_t *avail,
-                                        int *dev) {
-  enum cls__mem_kind k = CLS__MEM_NONE;
-  pthread_rwlock_rdlock(&cls__table_lock);
-  ptrdiff_t i = cls__table_floor((uintptr_t)p);
-  if (i >= 0 && (uintptr_t)p - cls__table[i].base < cls__table[i].size) {
-    k = (enum cls__mem_kind)cls__table[i].kind;
-    if (avail)
-      *avail = cls__table[i].size - ((uintptr_t)p - cls__table[i].base);
-    if (dev) *dev = cls__table[i].dev;
-  }
-  pthread_rwlock_unlock(&cls__table_lock);
-  return k;
-}
+size_t cls__mem_gen(void) { return cls__rangetab_gen(&cls__table); }
 
 /* ---- Allocation ------------------------------------------------------- */
 
@@ -138,7 +94,7 @@ static clsError_t cls__alloc_common(void **out, size_t size, int kind) {
   e = kind == CLS__MEM_DEVICE ? cls__b_malloc(dev, size, &p)
                               : cls__b_malloc_host(dev, size, &p);
   if (e != clsSuccess) return e;
-  e = cls__table_add(p, size, kind, dev);
+  e = cls__mem_add(p, size, kind, dev);
   if (e != clsSuccess) {
     if (kind == CLS__MEM_DEVICE)
       (void)cls__b_free(dev, p);
@@ -186,7 +142,7 @@ static clsError_t cls__free_common(void *p, int kind) {
           ? CLS__MEM_BIT(CLS__MEM_DEVICE) | CLS__MEM_BIT(CLS__MEM_POOL) |
                 CLS__MEM_BIT(CLS__MEM_MANAGED)
           : CLS__MEM_BIT(CLS__MEM_HOST) | CLS__MEM_BIT(CLS__MEM_HOST_MAPPED);
-  int k = cls__table_remove(p, kinds, &dev, &size);
+  int k = cls__mem_remove(p, kinds, &dev, &size);
   if (k == CLS__MEM_NONE)
     return cls__reason(clsErrorInvalidValue, "%p is not the start of a %s", p,
                        kind == CLS__MEM_DEVICE
@@ -233,7 +189,12 @@ typedef struct cls__where {
 
 static cls__where cls__locate(const void *p) {
   cls__where w = {CLS__MEM_NONE, 0, -1};
-  w.kind = cls__mem_find(p, &w.avail, &w.dev);
+  cls__alloc a;
+  if (cls__table_find(p, &a)) {
+    w.kind = (enum cls__mem_kind)a.kind;
+    w.avail = a.r.size - ((uintptr_t)p - a.r.base);
+    w.dev = a.dev;
+  }
   return w;
 }
 

@@ -108,7 +108,7 @@ clsError_t clsStreamQuery(clsStream_t h) {
 
 clsError_t clsStreamWaitEvent(clsStream_t h, clsEvent_t ev, unsigned flags) {
   CLS__NOT_IN_HOST_FN();
-  cls__event *e = cls__handle_get(CLS__KIND_EVENT, (uintptr_t)ev);
+  cls__event *e = cls__event_lookup(ev);
   if (!e)
     CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
                             "event %p is not a live event", (void *)ev));
@@ -119,9 +119,7 @@ clsError_t clsStreamWaitEvent(clsStream_t h, clsEvent_t ev, unsigned flags) {
   cls__bstream *b;
   clsError_t r = cls__stream_resolve(h, &dev, &b, NULL, NULL);
   if (r != clsSuccess) CLS__RETURN(r);
-  if (!atomic_load_explicit(&e->recorded, memory_order_acquire))
-    CLS__RETURN(clsSuccess); /* never recorded: no effect */
-  CLS__RETURN(cls__b_stream_wait_event(b, e->b));
+  CLS__RETURN(cls__event_stream_wait(e, b));
 }
 
 clsError_t clsStreamGetFlags(clsStream_t h, unsigned *flags) {

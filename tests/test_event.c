@@ -522,6 +522,68 @@ START_TEST(elapsed_units_and_resolution) {
 }
 END_TEST
 
+/* Issue 11, timed records: records on an idle stream, back to back (the
+ * second stands on the first's marker), then one after a kernel.  Each
+ * interval is at least 0, the kernel's is positive, and all lie within
+ * the host's span around them, on every timing path (CTest reruns this
+ * with CLSTREAM_TIMING_FALLBACK=1 and =gate). */
+START_TEST(elapsed_idle_records_and_kernel) {
+  if (!device_times_work()) return; /* elapsed_units_and_resolution */
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  CK_OK(clsDeviceSynchronize()); /* opens the device: the facts are known */
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  int host_clock = p.timerIsHostClock;
+  printf("NOTE elapsed_idle_records_and_kernel: timer is a host clock: %d, "
+         "timing fallback %d\n",
+         host_clock, p.timingFallback);
+  arith a;
+  arith_load(&a);
+  unsigned *out = NULL;
+  CK_OK(clsMalloc((void **)&out, 64 * sizeof *out));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  clsEvent_t e[4];
+  for (int i = 0; i < 4; ++i) CK_OK(clsEventCreate(&e[i]));
+  for (int round = 0; round < 3; ++round) {
+    CK_OK(clsStreamSynchronize(s));
+    double t0 = now_ms();
+    CK_OK(clsEventRecord(e[0], s));
+    /* Where the profiling clock is the host's (PoCL), an idle stream's
+     * record is complete at once, and so are the two after it. */
+    if (host_clock) CK_OK(clsEventQuery(e[0]));
+    CK_OK(clsEventRecord(e[1], s));
+    CK_OK(clsEventRecord(e[2], s));
+    if (host_clock) CK_OK(clsEventQuery(e[2]));
+    /* A simulator runs each work-item in software: fewer iterations. */
+    CK_OK(launch_spin(&a, s, out, 64, p.simulator ? 2000 : 200000));
+    CK_OK(clsEventRecord(e[3], s));
+    CK_OK(clsEventSynchronize(e[3]));
+    double span = now_ms() - t0;
+    float ms[3];
+    for (int i = 0; i < 3; ++i) {
+      CK_OK(clsEventElapsedTime(&ms[i], e[i], e[i + 1]));
+      ck_assert_msg(ms[i] >= 0.0f && (double)ms[i] <= span + 1e-3,
+                    "round %d: elapsed(e%d, e%d) %.4f ms, host span %.4f ms",
+                    round, i, i + 1, (double)ms[i], span);
+    }
+    ck_assert_msg(ms[2] > 0.0f, "round %d: the kernel took %g ms", round,
+                  (double)ms[2]);
+    float all = 0.0f;
+    CK_OK(clsEventElapsedTime(&all, e[0], e[3]));
+    ck_assert_msg((double)all <= span + 1e-3 && all >= ms[2],
+                  "round %d: elapsed(e0, e3) %.4f ms (kernel %.4f, span "
+                  "%.4f)",
+                  round, (double)all, (double)ms[2], span);
+  }
+  for (int i = 0; i < 4; ++i) CK_OK(clsEventDestroy(e[i]));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(out));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Row: BlockingSync event: synchronize sleeps instead of spinning.  The
  * waiting thread's CPU time over a ~300 ms hold (released by this thread)
  * must stay below half of the wall time. */
@@ -637,6 +699,174 @@ START_TEST(event_churn) {
 }
 END_TEST
 
+/* ---- One owner of event state: "never recorded", "recorded and complete
+ * at once" and "recorded, pending" stay distinct in every call. -------- */
+
+/* An untimed record on an idle stream is complete at record time (the
+ * backend captures nothing): query and synchronize succeed at once, an
+ * elapsed time is InvalidResourceHandle for the DisableTiming flag (not
+ * "never recorded"), a stream wait has no effect; a re-record of the same
+ * event behind a gate is pending again and held streams wait for it. */
+START_TEST(untimed_idle_record) {
+  clsStream_t s, w;
+  clsEvent_t nt, t;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&w, clsStreamNonBlocking));
+  CK_OK(clsEventCreateWithFlags(&nt, clsEventDisableTiming));
+  CK_OK(clsEventCreate(&t));
+  CK_OK(clsEventRecord(t, s));
+  CK_OK(clsEventSynchronize(t));
+  CK_OK(clsEventRecord(nt, s)); /* s is idle */
+  CK_OK(clsEventQuery(nt));
+  CK_OK(clsEventSynchronize(nt));
+  float ms = 123.0f;
+  CK_CLS(clsEventElapsedTime(&ms, nt, t), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, t, nt), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, nt, nt), clsErrorInvalidResourceHandle);
+  ck_assert_msg(ms == 123.0f, "elapsed time written on failure");
+  /* A wait for it holds nothing back. */
+  atomic_int ran = 0;
+  CK_OK(clsStreamWaitEvent(w, nt, 0));
+  CK_OK(clsLaunchHostFunc(w, hf_count, &ran));
+  CK_OK(poll_stream(w, 20000));
+  CK_ATOMIC_EQ(ran, 1);
+  /* Re-recorded behind a gate: pending, and a wait for it holds w. */
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsEventRecord(nt, s));
+  CK_CLS(clsEventQuery(nt), clsErrorNotReady);
+  CK_OK(clsStreamWaitEvent(w, nt, 0));
+  CK_OK(clsLaunchHostFunc(w, hf_count, &ran));
+  sleep_ms(SETTLE_MS);
+  CK_ATOMIC_EQ(ran, 1);
+  CK_CLS(clsStreamQuery(w), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(w));
+  CK_ATOMIC_EQ(ran, 2);
+  CK_OK(clsEventQuery(nt));
+  CK_OK(clsEventDestroy(nt));
+  CK_OK(clsEventDestroy(t));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(w));
+}
+END_TEST
+
+/* Never recorded against recorded and complete, side by side in query,
+ * synchronize, elapsed time and stream waits, with the device busy. */
+START_TEST(never_vs_recorded_complete) {
+  clsStream_t s, busy, w;
+  clsEvent_t never, done;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&busy, clsStreamNonBlocking));
+  CK_OK(clsStreamCreateWithFlags(&w, clsStreamNonBlocking));
+  CK_OK(clsEventCreate(&never));
+  CK_OK(clsEventCreate(&done));
+  atomic_int before = 0;
+  CK_OK(clsLaunchHostFunc(s, hf_count, &before));
+  CK_OK(clsEventRecord(done, s));
+  CK_OK(clsEventSynchronize(done));
+  CK_ATOMIC_EQ(before, 1);
+  gate *g = gate_new();
+  gate_hold(g, busy);
+  clsEvent_t both[] = {never, done};
+  for (int i = 0; i < 2; ++i) {
+    CK_OK(clsEventQuery(both[i]));
+    CK_OK(clsEventSynchronize(both[i]));
+    atomic_int ran = 0;
+    CK_OK(clsStreamWaitEvent(w, both[i], 0));
+    CK_OK(clsLaunchHostFunc(w, hf_count, &ran));
+    CK_OK(poll_stream(w, 20000));
+    CK_ATOMIC_EQ(ran, 1);
+  }
+  float ms = 5.0f;
+  CK_CLS(clsEventElapsedTime(&ms, never, done), clsErrorInvalidResourceHandle);
+  CK_CLS(clsEventElapsedTime(&ms, done, never), clsErrorInvalidResourceHandle);
+  ck_assert_msg(ms == 5.0f, "elapsed time written on failure");
+  if (elapsed_or_untimed(&ms, done, done))
+    ck_assert_msg(ms == 0.0f, "elapsed (e, e) %f", (double)ms);
+  /* Recorded and pending is neither. */
+  CK_OK(clsEventRecord(done, busy));
+  CK_CLS(clsEventQuery(done), clsErrorNotReady);
+  CK_CLS(clsEventElapsedTime(&ms, done, done), clsErrorNotReady);
+  CK_OK(clsEventQuery(never));
+  gate_release(g);
+  CK_OK(clsEventSynchronize(done));
+  CK_OK(clsEventQuery(done));
+  CK_OK(clsEventDestroy(never));
+  CK_OK(clsEventDestroy(done));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsStreamDestroy(busy));
+  CK_OK(clsStreamDestroy(w));
+}
+END_TEST
+
+/* A synchronize waiting on an older record returns once that record is
+ * done; the event, re-recorded meanwhile behind a second gate, must stay
+ * not ready: the old record's completion must not mark the newer one done.
+ * Likewise a stream synchronize that returns must not mark work enqueued
+ * after it began as done.  (If the background call starts only after the
+ * re-record, it waits for the newer record and the checks still hold.) */
+START_TEST(stale_completion_after_rerecord) {
+  const unsigned flags[] = {clsEventDefault, clsEventDisableTiming,
+                            clsEventBlockingSync};
+  for (unsigned f = 0; f < sizeof flags / sizeof flags[0]; ++f) {
+    clsStream_t s1, s2;
+    clsEvent_t e;
+    CK_OK(clsStreamCreateWithFlags(&s1, clsStreamNonBlocking));
+    CK_OK(clsStreamCreateWithFlags(&s2, clsStreamNonBlocking));
+    CK_OK(clsEventCreateWithFlags(&e, flags[f]));
+    gate *g1 = gate_new(), *g2 = gate_new();
+    gate_hold(g1, s1);
+    CK_OK(clsEventRecord(e, s1));
+    bg_call c;
+    bg_start(&c, bg_event_sync, e);
+    sleep_ms(SETTLE_MS); /* let it wait on the first record */
+    gate_hold(g2, s2);
+    CK_OK(clsEventRecord(e, s2));
+    gate_release(g1);
+    int returned = bg_wait_done(&c, 2000);
+    CK_CLS(clsEventQuery(e), clsErrorNotReady);
+    CK_CLS(clsEventQuery(e), clsErrorNotReady);
+    /* Another synchronize waits for the newer record. */
+    bg_call c2;
+    bg_start(&c2, bg_event_sync, e);
+    int early = bg_wait_done(&c2, SETTLE_MS);
+    gate_release(g2);
+    ck_assert_msg(!early,
+                  "synchronize returned before the newer record "
+                  "(flags 0x%x)",
+                  flags[f]);
+    CK_OK(bg_join(&c2));
+    if (!returned) ck_assert(bg_wait_done(&c, 20000));
+    CK_OK(bg_join(&c));
+    CK_OK(clsEventQuery(e));
+    CK_OK(clsEventDestroy(e));
+    CK_OK(clsStreamDestroy(s1));
+    CK_OK(clsStreamDestroy(s2));
+  }
+  /* The stream's own position: a synchronize that saw its command
+   * complete must not mark later work done. */
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  gate *g1 = gate_new(), *g2 = gate_new();
+  gate_hold(g1, s);
+  bg_call c;
+  bg_start(&c, bg_stream_sync, s);
+  sleep_ms(SETTLE_MS);
+  gate_hold(g2, s);
+  gate_release(g1);
+  ck_assert(gate_wait_finished(g1, 20000));
+  int returned = bg_wait_done(&c, 2000);
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g2);
+  if (!returned) ck_assert(bg_wait_done(&c, 20000));
+  CK_OK(bg_join(&c));
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsStreamQuery(s));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("event");
   TCase *tc = tcase_timed("event", 60);
@@ -658,11 +888,15 @@ int main(void) {
   tcase_add_test(tc_gate, elapsed_not_ready);
   tcase_add_test(tc, elapsed_same_and_reverse);
   tcase_add_test(tc_gate, elapsed_units_and_resolution);
+  tcase_add_test(tc, elapsed_idle_records_and_kernel);
   tcase_add_test(tc_gate_threads, blocking_sync_sleeps);
   tcase_add_test(tc_gate_threads, synchronize_blocks_until_done);
   tcase_add_test(tc, record_on_default_streams);
   tcase_add_test(tc_gate, record_then_destroy_stream);
   tcase_add_test(tc, event_churn);
+  tcase_add_test(tc_gate, untimed_idle_record);
+  tcase_add_test(tc_gate, never_vs_recorded_complete);
+  tcase_add_test(tc_gate_threads, stale_completion_after_rerecord);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

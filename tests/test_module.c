@@ -2,6 +2,8 @@
  * launch configuration, unload. */
 #include "support.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -643,21 +645,25 @@ START_TEST(function_on_every_device) {
 }
 END_TEST
 
+/* Whether this is the CUDA build, which launches any pointer as CUDA does
+ * (a bad one faults in the kernel): then says that `test` is skipped. */
+static int cuda_launches_any_pointer(const char *test) {
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  if (strcmp(p.platformName, "CUDA") != 0) return 0;
+  printf("SKIP %s: the CUDA build launches any pointer, as CUDA does\n", test);
+  return 1;
+}
+
 /* A kernel argument that is neither device memory nor mapped host memory
  * is refused at launch (InvalidValue, nothing runs) on OpenCL, instead of
  * running with its writes lost: ordinary host memory and page-locked
  * clsMallocHost memory, which OpenCL kernels cannot reach.  (On CUDA a
  * bad pointer faults in the kernel, and pinned memory is kernel memory.) */
 START_TEST(launch_refuses_host_pointers) {
-  int dev = 0;
-  CK_OK(clsGetDevice(&dev));
-  clsDeviceProp p;
-  CK_OK(clsGetDeviceProperties(&p, dev));
-  if (strcmp(p.platformName, "CUDA") == 0) {
-    printf("SKIP launch_refuses_host_pointers: the CUDA build launches "
-           "them, as CUDA does\n");
-    return;
-  }
+  if (cuda_launches_any_pointer("launch_refuses_host_pointers")) return;
   arith a;
   arith_load(&a);
   static int host[64];
@@ -681,6 +687,92 @@ START_TEST(launch_refuses_host_pointers) {
   }
   CK_OK(clsFree(inside));
   CK_OK(clsFreeHost(pinned));
+  arith_unload(&a);
+}
+END_TEST
+
+/* A thread that launches into one allocation, waits while the test frees
+ * it, then launches into it again. */
+typedef struct relaunch {
+  const arith *a;
+  int *d;
+  atomic_int step; /* 1: first launch done; 2: freed; 3: second done */
+  clsError_t first, second, copy;
+} relaunch;
+
+static void *relaunch_thread(void *arg) {
+  relaunch *r = arg;
+  int h[64];
+  r->first = launch_fill(r->a, NULL, r->d, 4, 64);
+  if (r->first == clsSuccess) r->first = clsDeviceSynchronize();
+  atomic_store(&r->step, 1);
+  if (!wait_atomic_ge(&r->step, 2, 10000)) return NULL;
+  r->second = launch_fill(r->a, NULL, r->d, 5, 64);
+  r->copy = clsMemcpy(h, r->d, sizeof h, clsMemcpyDeviceToHost);
+  atomic_store(&r->step, 3);
+  return NULL;
+}
+
+/* Freed memory is no longer device memory for a launch or a copy, on the
+ * thread that freed it and on one that used it just before, however often
+ * it was passed before (pointer lookups are remembered per thread until
+ * anything is freed); memory at the same pointer again is found again. */
+START_TEST(launch_refuses_freed_memory) {
+  if (cuda_launches_any_pointer("launch_refuses_freed_memory")) return;
+  arith a;
+  arith_load(&a);
+  int h[64];
+  /* This thread. */
+  int *d = dev_ints(64);
+  for (int i = 0; i < 3; ++i) CK_OK(launch_fill(&a, NULL, d, i, 64));
+  CK_OK(clsMemcpy(h, d, sizeof h, clsMemcpyDeviceToHost));
+  host_expect(h, 2, 64, "h");
+  CK_OK(clsFree(d));
+  CK_CLS(launch_fill(&a, NULL, d, 3, 64), clsErrorInvalidValue);
+  CK_CLS(clsMemcpy(h, d, sizeof h, clsMemcpyDeviceToHost),
+         clsErrorInvalidValue);
+  /* Another thread, which looked d up before the free. */
+  relaunch r = {
+      &a, dev_ints(64), 0, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown};
+  pthread_t th;
+  ck_assert_int_eq(pthread_create(&th, NULL, relaunch_thread, &r), 0);
+  ck_assert_msg(wait_atomic_ge(&r.step, 1, 10000), "first launch hung");
+  CK_OK(r.first);
+  CK_OK(clsFree(r.d));
+  atomic_store(&r.step, 2);
+  ck_assert_msg(wait_atomic_ge(&r.step, 3, 10000), "second launch hung");
+  ck_assert_int_eq(pthread_join(th, NULL), 0);
+  CK_CLS(r.second, clsErrorInvalidValue);
+  CK_CLS(r.copy, clsErrorInvalidValue);
+  /* New memory is found, even where the freed memory was. */
+  int *again = dev_ints(64);
+  CK_OK(launch_fill(&a, NULL, again, 9, 64));
+  CK_OK(clsDeviceSynchronize());
+  dev_expect(again, 9, 64, "again");
+  CK_OK(clsFree(again));
+  arith_unload(&a);
+}
+END_TEST
+
+/* A launch that repeats some arguments of the one before and changes
+ * others (the backend skips setting what the kernel already holds): each
+ * launch sees exactly its own values and pointers, NULL included. */
+START_TEST(relaunch_same_kernel_new_arguments) {
+  arith a;
+  arith_load(&a);
+  int *x = dev_ints(64), *y = dev_ints(64);
+  static const int vals[] = {1, 1, 2, 2, 1, 3};
+  int *const ptrs[] = {x, x, x, y, y, x};
+  for (int i = 0; i < 6; ++i) {
+    CK_OK(launch_fill(&a, NULL, ptrs[i], vals[i], 64));
+    CK_OK(launch_fill(&a, NULL, NULL, 7, 0)); /* a NULL between */
+    CK_OK(clsStreamSynchronize(NULL));
+    dev_expect(ptrs[i], vals[i], 64, ptrs[i] == x ? "x" : "y");
+  }
+  dev_expect(x, 3, 64, "x at the end");
+  dev_expect(y, 1, 64, "y at the end");
+  CK_OK(clsFree(x));
+  CK_OK(clsFree(y));
   arith_unload(&a);
 }
 END_TEST
@@ -869,6 +961,8 @@ int main(void) {
   tcase_add_test(tc, parameter_lists_in_many_styles);
   tcase_add_loop_test(tc, function_on_every_device, 0, 2);
   tcase_add_test(tc, launch_refuses_host_pointers);
+  tcase_add_test(tc_threads, launch_refuses_freed_memory);
+  tcase_add_test(tc, relaunch_same_kernel_new_arguments);
   tcase_add_test(tc_gate, unload_handles_and_pending_launch);
   tcase_add_test(tc_gate, launch_stream_order);
   tcase_add_test(tc, launch_other_param_types);

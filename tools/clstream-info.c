@@ -270,6 +270,7 @@ int main(int argc, char **argv) {
     clsDeviceProp opened;
     if (sel == clsSuccess && clsGetDeviceProperties(&opened, d) == clsSuccess) {
       p->timingFallback = opened.timingFallback;
+      p->timerIsHostClock = opened.timerIsHostClock;
       p->timerResolutionNs = opened.timerResolutionNs; /* 0: no timing */
     }
     int least = 0, greatest = 0;
@@ -293,6 +294,11 @@ int main(int argc, char **argv) {
            : p->timingFallback    ? "behind host functions and waits (timed "
                                     "records there use a 4-byte copy)"
                                   : "no");
+    if (sel == clsSuccess)
+      printf("  %-22s %s\n", "timer is a host clock:",
+             p->timerIsHostClock ? "yes (a timed record on an idle stream "
+                                   "reads it and enqueues nothing)"
+                                 : "no");
     if (sel == clsSuccess) probe_kernels(p);
     if (sel == clsSuccess)
       printf("  %-22s yes\n", "selectable:");

@@ -72,23 +72,19 @@ typedef struct cls__cuda_device {
   struct cls__bstream per_thread; /* wraps cudaStreamPerThread */
 } cls__cuda_device;
 
-/* Events.  `state` caches completion so that a query of a completed event
- * makes no runtime call: bit 0 is "the newest record is known complete",
- * the rest counts records.  A record stores a new count with bit 0 clear
- * after cudaEventRecord returns; a query or synchronize that sees the
- * runtime report completion sets bit 0 only if no record came between
- * (compare-and-swap on the value it read first; a plain store would let a
- * record racing another one on the same event step the count back and a
- * stale query mark the newer record complete).  event.c alone writes it.
- * A count of 0 means "never recorded": the front keeps that fact too, in
- * cls__event.recorded, set once this backend's record has returned; its
- * two uses (a wait on, and the elapsed time of, a never-recorded event)
- * are also what the runtime does by itself. */
+/* Events.  The front (src/event.c) owns an event's state; the backend
+ * keeps only the runtime's event.  Its token is the event itself (the
+ * token functions in event.c cast): every record of the event goes to
+ * the same cudaEvent_t, so a token follows the newest record, and the
+ * front's record generation keeps a completion seen before a newer
+ * record from marking that one complete.  Tokens hold no reference: the
+ * front releases its token before it destroys the event.  The front holds
+ * its event lock (src/event.c) around cls__b_token_status only, which is
+ * cudaEventQuery: it never waits. */
 struct cls__bevent {
   int dev;
   unsigned flags;
   cudaEvent_t ev;
-  _Atomic unsigned long state;
 };
 
 struct cls__bfunction {

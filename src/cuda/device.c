@@ -70,6 +70,7 @@ static void cls__cuda_fill_props(cls__cuda_device *d,
   p->timerResolutionNs = 500.0; /* cudaEventElapsedTime: ~0.5 us */
   p->timingFallback = 0;
   p->bufferArgAlign = 1;
+  p->timerIsHostClock = 0;
   p->hostFuncsInline = 0; /* CUDA's callback thread */
   d->arch = cp->major * 10 + cp->minor;
 }

@@ -1,18 +1,16 @@
-/* CUDA backend: events, forwarded to the CUDA runtime. */
+/* CUDA backend: events, forwarded to the CUDA runtime.  A token is the
+ * event's own cudaEvent_t (cuda_be.h); the front owns the event's state. */
 #include "cuda_be.h"
 
 #include <stdlib.h>
 
-#define CLS__EV_DONE 1ul   /* state bit: the newest record is complete */
-#define CLS__EV_RECORD 2ul /* state increment for each record */
+static cls__bevent *cls__ev(cls__btoken *t) { return (cls__bevent *)(void *)t; }
 
 clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
   cls__bevent *e = malloc(sizeof *e);
   if (!e) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   e->dev = dev;
   e->flags = flags;
-  /* Never recorded: complete, as CUDA reports it. */
-  atomic_init(&e->state, CLS__EV_DONE);
   clsError_t r = cls__cuda_use(dev);
   /* The flag bits equal cudaEventBlockingSync, cudaEventDisableTiming and
    * cudaEventInterprocess. */
@@ -34,60 +32,44 @@ void cls__b_event_destroy(cls__bevent *e) {
   free(e);
 }
 
-clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
+clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
+                         cls__btoken **tok, int *complete) {
+  (void)flags; /* the runtime's event has them */
+  *complete = 0;
   clsError_t r = cls__cuda_use(s->dev);
   if (r != clsSuccess) return r;
   r = cls__cuda_rt(cudaEventRecord(e->ev, s->s), "cudaEventRecord");
-  if (r != clsSuccess) return r;
-  /* After the record, never before: a query that read the old state and
-   * saw the old record complete must not mark this one complete. */
-  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
-  unsigned long next;
-  do {
-    next = (st & ~CLS__EV_DONE) + CLS__EV_RECORD;
-  } while (!atomic_compare_exchange_weak_explicit(
-      &e->state, &st, next, memory_order_release, memory_order_relaxed));
-  return clsSuccess;
-}
-
-/* Marks the record that was newest when `seen` was read as complete,
- * unless a newer record came since. */
-static void cls__event_mark_done(cls__bevent *e, unsigned long seen) {
-  atomic_compare_exchange_strong_explicit(&e->state, &seen, seen | CLS__EV_DONE,
-                                          memory_order_release,
-                                          memory_order_relaxed);
-}
-
-clsError_t cls__b_event_query(cls__bevent *e) {
-  unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
-  if (CLS__LIKELY(st & CLS__EV_DONE)) return clsSuccess;
-  clsError_t r = cls__cuda_use(e->dev);
-  if (r != clsSuccess) return r;
-  cudaError_t q = cudaEventQuery(e->ev);
-  if (q == cudaSuccess) {
-    cls__event_mark_done(e, st);
-    return clsSuccess;
-  }
-  /* cudaErrorNotReady maps to clsErrorNotReady without a reason. */
-  return cls__cuda_rt(q, "cudaEventQuery");
-}
-
-clsError_t cls__b_event_sync(cls__bevent *e) {
-  unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
-  if (st & CLS__EV_DONE) return clsSuccess;
-  clsError_t r = cls__cuda_use(e->dev);
-  if (r != clsSuccess) return r;
-  /* Sleeps rather than spins for a cudaEventBlockingSync event. */
-  r = cls__cuda_rt(cudaEventSynchronize(e->ev), "cudaEventSynchronize");
-  if (r == clsSuccess) cls__event_mark_done(e, st);
+  if (r == clsSuccess) *tok = (cls__btoken *)(void *)e;
   return r;
 }
 
-clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b) {
-  clsError_t r = cls__cuda_use(a->dev);
+/* The event outlives every use of its token (cuda_be.h). */
+void cls__b_token_retain(cls__btoken *t) { (void)t; }
+void cls__b_token_release(cls__btoken *t) { (void)t; }
+
+clsError_t cls__b_token_status(cls__btoken *t) {
+  if (!t) return clsSuccess;
+  cls__bevent *e = cls__ev(t);
+  clsError_t r = cls__cuda_use(e->dev);
+  if (r != clsSuccess) return r;
+  /* cudaErrorNotReady maps to clsErrorNotReady without a reason. */
+  return cls__cuda_rt(cudaEventQuery(e->ev), "cudaEventQuery");
+}
+
+clsError_t cls__b_token_wait(cls__btoken *t, int sleep) {
+  (void)sleep; /* a cudaEventBlockingSync event sleeps by itself */
+  if (!t) return clsSuccess;
+  cls__bevent *e = cls__ev(t);
+  clsError_t r = cls__cuda_use(e->dev);
+  if (r != clsSuccess) return r;
+  return cls__cuda_rt(cudaEventSynchronize(e->ev), "cudaEventSynchronize");
+}
+
+clsError_t cls__b_token_elapsed(float *ms, cls__btoken *a, cls__btoken *b) {
+  clsError_t r = cls__cuda_use(cls__ev(a)->dev);
   if (r != clsSuccess) return r;
   /* cudaErrorNotReady (either incomplete) maps without a reason. */
-  return cls__cuda_rt(cudaEventElapsedTime(ms, a->ev, b->ev),
+  return cls__cuda_rt(cudaEventElapsedTime(ms, cls__ev(a)->ev, cls__ev(b)->ev),
                       "cudaEventElapsedTime");
 }
 

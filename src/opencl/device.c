@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static cls__ocl_platform *cls__plats;
 static cl_uint cls__nplats;
@@ -359,6 +360,46 @@ static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
   d->timing_fallback = !work ? 1 : !gate ? 2 : 0;
 }
 
+/* Which host clock the device's profiling clock is, if any (a clockid_t
+ * plus 1, or 0): the one for which, five times over, a marker enqueued on
+ * an idle queue is queued and ended between the host's readings just
+ * before the enqueue and just after the wait.  PoCL stamps with
+ * CLOCK_MONOTONIC_RAW; NVIDIA's driver with CLOCK_REALTIME plus 73-90 us
+ * (DRIVER-COSTS.md), whose END comes after the host's reading, so it has
+ * none. */
+static int cls__find_host_clock(cl_command_queue q) {
+  static const clockid_t clocks[] = {CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC,
+                                     CLOCK_REALTIME, CLOCK_BOOTTIME};
+  for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; ++c) {
+    int ok = 1;
+    for (int i = 0; i < 5 && ok; ++i) {
+      struct timespec a, b;
+      cl_event ev = NULL;
+      cl_ulong queued = 0, end = 0;
+      ok =
+          clock_gettime(clocks[c], &a) == 0 &&
+          clEnqueueMarkerWithWaitList(q, 0, NULL, &ev) == CL_SUCCESS &&
+          clFinish(q) == CL_SUCCESS && clock_gettime(clocks[c], &b) == 0 &&
+          clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED,
+                                  sizeof queued, &queued, NULL) == CL_SUCCESS &&
+          clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end,
+                                  &end, NULL) == CL_SUCCESS;
+      if (ev) clReleaseEvent(ev);
+      cl_ulong ta = (cl_ulong)a.tv_sec * 1000000000u + (cl_ulong)a.tv_nsec;
+      cl_ulong tb = (cl_ulong)b.tv_sec * 1000000000u + (cl_ulong)b.tv_nsec;
+      ok = ok && ta <= queued && queued <= end && end <= tb;
+    }
+    if (ok) return (int)clocks[c] + 1;
+  }
+  return 0;
+}
+
+cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d) {
+  struct timespec t;
+  clock_gettime((clockid_t)(d->facts.host_clock - 1), &t);
+  return (cl_ulong)t.tv_sec * 1000000000u + (cl_ulong)t.tv_nsec;
+}
+
 static void cls__validate_timestamps(cls__ocl_device *d) {
   cl_int err;
   const char *what;
@@ -404,6 +445,10 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
                                 &start, NULL) != CL_SUCCESS)
       start = t[0];
     d->facts.no_timestamps = d->timer_res_ns == 0 || t[0] <= start;
+    /* Only where markers are stamped right, and where the driver does
+     * not run the queue inside clFlush (a simulator's clock is its own). */
+    if (ok && !d->facts.no_timestamps && !d->facts.flush_runs)
+      d->facts.host_clock = cls__find_host_clock(q);
     if (d->facts.no_timestamps) cls__set_marker_facts(d, 1, 1);
     if (d->facts.no_timestamps && cls__log_enabled())
       fprintf(stderr,
@@ -475,6 +520,12 @@ static clsError_t cls__open(cls__ocl_device *d) {
     cls__set_marker_facts(d, *force == '0', *force == '0');
   else if (force && !strcmp(force, "gate")) /* what NVIDIA's driver does */
     cls__set_marker_facts(d, 1, 0);
+  /* A forced fallback stands for a driver whose clock is not the host's
+   * (NVIDIA's); CLSTREAM_HOST_CLOCK=0 turns the host clock off alone, so
+   * that CI runs idle-stream records as markers too. */
+  const char *hc = getenv("CLSTREAM_HOST_CLOCK");
+  if ((force && strcmp(force, "0") != 0) || (hc && !strcmp(hc, "0")))
+    d->facts.host_clock = 0;
   return clsSuccess;
 }
 
@@ -535,9 +586,9 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
       d->facts.no_timestamps)
     p->timerResolutionNs = 0; /* elapsed times: clsErrorNotSupported */
   /* Decided when the device is opened (published by `opened`). */
-  p->timingFallback =
-      atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&
-      d->timing_fallback;
+  int opened = atomic_load_explicit(&d->opened, memory_order_acquire) == 1;
+  p->timingFallback = opened ? d->timing_fallback : 0; /* 0, 1 or 2 */
+  p->timerIsHostClock = opened && d->facts.host_clock != 0;
   /* Compute capability, OpenCL version, memory features: identity.c. */
   cls__ocl_identity_props(d, p);
   return clsSuccess;

@@ -1,95 +1,101 @@
-/* OpenCL backend: events are the cl_event of a marker (or, where marker
- * timestamps were found wrong, of a tiny fill) enqueued at record time. */
+/* OpenCL backend: records and elapsed times.  A record's token is the
+ * position of a marker (or, where marker timestamps were found wrong, of
+ * a tiny copy; or a barrier where no timestamp is needed) enqueued at
+ * record time, or of the stream's newest command where that stands for
+ * the record.  The front owns the event's state (src/event.c); tokens
+ * live in position.c. */
 #include "ocl.h"
 
 #include <stdlib.h>
 
 clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
+  (void)dev;
   if (flags & clsEventInterprocess)
     return cls__reason(clsErrorNotSupported,
                        "interprocess events are not supported on OpenCL");
-  cls__bevent *e = calloc(1, sizeof *e);
-  if (!e) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  e->dev = cls__ocl_device_get(dev);
-  e->flags = flags;
-  pthread_mutex_init(&e->lock, NULL);
-  atomic_init(&e->done, 1); /* never recorded counts as complete */
-  *out = e;
+  *out = NULL; /* nothing per event: the tokens carry it all */
   return clsSuccess;
 }
 
-void cls__b_event_destroy(cls__bevent *e) {
-  if (e->ev) clReleaseEvent(e->ev); /* the command itself still runs */
-  pthread_mutex_destroy(&e->lock);
-  free(e);
-}
+void cls__b_event_destroy(cls__bevent *e) { (void)e; }
 
 /* Whether the stream's newest command can stand for a record: the record
  * adds no waits (b->n == 0) and that command has not completed yet (or
- * failed: the record fails with it), so
- * its completion is exactly when the stream reaches the record (and its
- * END timestamp the record's time).  Returns it retained, or NULL.  Called
- * between cls__ocl_begin and cls__ocl_end, so the stream cannot move. */
+ * failed: the record fails with it), so its completion is exactly when
+ * the stream reaches the record (and its END timestamp the record's
+ * time).  Returns it retained (with its kind in *work and *barrier), or
+ * NULL.  Only reads the stream's position (cls__pos_status is the one
+ * that learns completion).  Called between cls__ocl_begin and
+ * cls__ocl_end, so the stream cannot move. */
 static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
-                                   int timed, int *idle, int *after_work) {
+                                   int timed, int *idle, int *after_work,
+                                   int *work, int *barrier) {
   *idle = 0;
   *after_work = 0;
   if (b->n != 0) return NULL;
   cl_event ev = NULL;
   pthread_mutex_lock(&s->last_lock);
+  cls__ocl_pos *p = &s->last;
+  int done = cls__pos_known_done(p);
   /* Whether a marker enqueued now would follow device work only (or an
    * idle queue), with nothing gated by a user event before it. */
-  *after_work = s->unnamed || !s->last || s->last_work ||
-                atomic_load_explicit(&s->last_done, memory_order_relaxed);
-  if (s->unnamed) {
+  *after_work = p->unnamed || !p->ev || p->work || done;
+  if (p->unnamed) {
     /* Commands without an event follow `last`: the record is a command
      * of its own (a barrier where untimed: the cheapest position). */
-  } else if (!s->last ||
-             atomic_load_explicit(&s->last_done, memory_order_relaxed)) {
+  } else if (!p->ev || done) {
     *idle = 1;
-  } else if (timed &&
-             (s->last_barrier || (!s->last_work && s->dev->timing_fallback))) {
+  } else if (timed && (p->barrier || (!p->work && s->dev->timing_fallback))) {
     /* A barrier has no timestamps kept; a marker's are not to be trusted
      * on this device. */
-  } else {
+  } else if (cls__pos_status(p) != CL_COMPLETE) {
     /* A failed newest command stands for the record too: it fails. */
-    if (cls__ocl_status(s->last) != CL_COMPLETE) {
-      ev = s->last;
-      clRetainEvent(ev);
-    } else {
-      *idle = 1;
-      atomic_store_explicit(&s->last_done, 1, memory_order_release);
-    }
+    ev = p->ev;
+    clRetainEvent(ev);
+    *work = p->work;
+    *barrier = p->barrier;
+  } else {
+    *idle = 1;
+    *after_work = 1; /* an idle queue: nothing gates a marker */
   }
   pthread_mutex_unlock(&s->last_lock);
   return ev;
 }
 
-/* Points e at ev (retained, or NULL for "complete"). */
-static void cls__set_record(cls__bevent *e, cl_event ev) {
-  pthread_mutex_lock(&e->lock);
-  cl_event old = e->ev;
-  e->ev = ev;
-  atomic_store_explicit(&e->done, ev == NULL, memory_order_release);
-  pthread_mutex_unlock(&e->lock);
-  if (old) clReleaseEvent(old);
-}
-
-clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
+clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
+                         cls__btoken **out, int *complete) {
+  (void)e;
+  int timed = !(flags & clsEventDisableTiming);
   cls__ocl_batch b;
   cl_event ev = NULL;
   cl_int err;
+  *out = NULL;
+  *complete = 0;
   cls__ocl_begin(s, &b);
   /* No command at all where one is not needed: the stream's in-flight
    * newest command stands for the record, and an untimed record on an idle
    * stream is complete at once. */
-  int idle, after_work;
-  int timed = !(e->flags & clsEventDisableTiming);
-  ev = cls__reusable_last(s, &b, timed, &idle, &after_work);
-  if (ev || (idle && (e->flags & clsEventDisableTiming))) {
+  int idle, after_work, work = 0, barrier = 0;
+  ev = cls__reusable_last(s, &b, timed, &idle, &after_work, &work, &barrier);
+  if (ev || (idle && !timed)) {
     cls__ocl_end(s, &b, NULL);
-    cls__set_record(e, ev);
-    return clsSuccess;
+    if (!ev) { /* complete: no token */
+      *complete = 1;
+      return clsSuccess;
+    }
+    *out = cls__ocl_token_new(s->dev, ev, work, barrier);
+    return *out ? clsSuccess : clsErrorMemoryAllocation;
+  }
+  if (idle && s->dev->facts.host_clock && !cls__trace_on) {
+    /* The device's profiling clock is a host clock (device.c): a timed
+     * record on an idle stream is complete now, at the host's reading,
+     * taken while the stream is held so that no later command precedes
+     * it.  (Not while tracing: the trace draws records as the markers.) */
+    cl_ulong now = cls__ocl_host_stamp(s->dev);
+    cls__ocl_end(s, &b, NULL);
+    *out = cls__ocl_token_stamped(s->dev, now);
+    *complete = 1;
+    return *out ? clsSuccess : clsErrorMemoryAllocation;
   }
   b.what = "record";
   b.cat = "marker";
@@ -107,6 +113,10 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
     err = cls__ocl_enqueue_copy(s->dev, s->q, scratch + 32, scratch, 4, b.n,
                                 b.list, &ev, &what);
   } else if (timed) {
+    /* Stamped right (marker_ok), so it counts as work for the next
+     * record: a marker after it is after work too.  Otherwise records on
+     * an idle stream would alternate between a marker and the copy. */
+    b.work = 1;
     err = clEnqueueMarkerWithWaitList(s->q, b.n, b.list, &ev);
   } else {
     /* Only a position: a barrier is the cheapest command with an event
@@ -114,90 +124,51 @@ clsError_t cls__b_event_record(cls__bevent *e, cls__bstream *s) {
     b.barrier = 1;
     err = clEnqueueBarrierWithWaitList(s->q, b.n, b.list, &ev);
   }
+  work = b.work;
+  barrier = b.barrier;
   if (err == CL_SUCCESS) clRetainEvent(ev); /* one for the stream */
   cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "recording the event");
-  cls__set_record(e, ev);
-  return clsSuccess;
+  *out = cls__ocl_token_new(s->dev, ev, work, barrier);
+  return *out ? clsSuccess : clsErrorMemoryAllocation;
 }
 
-clsError_t cls__b_event_query(cls__bevent *e) {
-  if (CLS__LIKELY(atomic_load_explicit(&e->done, memory_order_acquire)))
+clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {
+  int complete;
+  return cls__b_record(NULL, s, timed ? 0u : (unsigned)clsEventDisableTiming,
+                       out, &complete);
+}
+
+/* END timestamp of t's command; clsErrorNotReady if incomplete. */
+static clsError_t cls__end_time(cls__btoken *t, cl_ulong *t_end) {
+  if (!t->pos.ev) { /* complete at record (cls__ocl_token_stamped) */
+    *t_end = t->stamp;
     return clsSuccess;
-  cl_int st = CL_COMPLETE;
-  pthread_mutex_lock(&e->lock);
-  if (e->ev) {
-    st = cls__ocl_status(e->ev);
-    if (st == CL_COMPLETE)
-      atomic_store_explicit(&e->done, 1, memory_order_release);
   }
-  pthread_mutex_unlock(&e->lock);
-  if (st < 0) return cls__ocl_failed(st);
-  return st == CL_COMPLETE ? clsSuccess : clsErrorNotReady;
-}
-
-/* The newest record, retained, or NULL if there is none or it is known
- * complete. */
-static cl_event cls__take(cls__bevent *e) {
-  if (atomic_load_explicit(&e->done, memory_order_acquire)) return NULL;
-  pthread_mutex_lock(&e->lock);
-  cl_event ev = e->ev;
-  if (ev) clRetainEvent(ev);
-  pthread_mutex_unlock(&e->lock);
-  return ev;
-}
-
-clsError_t cls__b_event_sync(cls__bevent *e) {
-  cl_event ev = cls__take(e);
-  if (!ev) return clsSuccess;
-  clsError_t r = cls__ocl_wait(ev, (e->flags & clsEventBlockingSync) != 0);
-  if (r == clsSuccess) {
-    pthread_mutex_lock(&e->lock);
-    if (e->ev == ev) atomic_store_explicit(&e->done, 1, memory_order_release);
-    pthread_mutex_unlock(&e->lock);
-  }
-  clReleaseEvent(ev);
-  return r;
-}
-
-/* END timestamp of e's newest record; clsErrorNotReady if incomplete. */
-static clsError_t cls__end_time(cls__bevent *e, cl_ulong *t) {
-  pthread_mutex_lock(&e->lock);
-  cl_event ev = e->ev;
-  cl_int st = CL_COMPLETE;
-  cl_int err = CL_SUCCESS;
-  if (ev) {
-    st = cls__ocl_status(ev);
-    if (st == CL_COMPLETE)
-      err = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof *t, t,
-                                    NULL);
-  }
-  pthread_mutex_unlock(&e->lock);
-  if (!ev)
-    return cls__reason(clsErrorInvalidResourceHandle,
-                       "the event was never recorded");
+  cl_int st = cls__pos_status(&t->pos);
   if (st < 0) return cls__ocl_failed(st);
   if (st != CL_COMPLETE) return clsErrorNotReady;
+  cl_int err = clGetEventProfilingInfo(t->pos.ev, CL_PROFILING_COMMAND_END,
+                                       sizeof *t_end, t_end, NULL);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetEventProfilingInfo");
   return clsSuccess;
 }
 
 static int cls__state_error(clsError_t e) {
-  return e == clsErrorInvalidResourceHandle || e == clsErrorNotReady ||
-         e == clsErrorLaunchFailure;
+  return e == clsErrorNotReady || e == clsErrorLaunchFailure;
 }
 
-clsError_t cls__b_event_elapsed(float *ms, cls__bevent *a, cls__bevent *b) {
+clsError_t cls__b_token_elapsed(float *ms, cls__btoken *a, cls__btoken *b) {
   cl_ulong ta = 0, tb = 0;
   clsError_t r = cls__end_time(a, &ta);
-  clsError_t r2 = cls__end_time(b, &tb);
-  /* An event's state (never recorded, failed, not complete) comes before
-   * a failed timestamp query of the other. */
+  clsError_t r2 = a == b ? r : cls__end_time(b, &tb);
+  /* A record's state (failed, not complete) comes before a failed
+   * timestamp query of the other. */
   if (r == clsSuccess || (!cls__state_error(r) && cls__state_error(r2))) r = r2;
   if (cls__state_error(r)) return r;
   /* A device whose timestamps cannot time work (facts.c) gives an error,
    * never 0.000 ms for real work; (e, e) is 0 everywhere. */
-  cls__bevent *untimed = a->dev->facts.no_timestamps   ? a
+  cls__btoken *untimed = a->dev->facts.no_timestamps   ? a
                          : b->dev->facts.no_timestamps ? b
                                                        : NULL;
   if (untimed && a != b)

@@ -20,6 +20,8 @@
  * order (cls__b_memcpy_across). */
 #include "ocl.h"
 
+#include "../rangetab.h"
+
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -40,48 +42,24 @@ typedef struct cls__sub {
 } cls__sub;
 
 typedef struct cls__bufalloc {
-  uintptr_t base;
-  size_t size; /* bytes asked for (the buffer's size) */
-  size_t span; /* bytes reserved (size rounded up to pages) */
+  cls__range r; /* r.size: bytes asked for (the buffer's size) */
+  size_t span;  /* bytes reserved (size rounded up to pages) */
   cl_mem mem;
   cls__sub *subs; /* CLS__MAX_SUBS entries once one is made */
   unsigned nsubs, next_sub;
 } cls__bufalloc;
 
-/* Sorted by base. */
-static pthread_rwlock_t cls__buf_lock = PTHREAD_RWLOCK_INITIALIZER;
-static cls__bufalloc *cls__bufs;
-static size_t cls__nbufs, cls__capbufs;
-static atomic_size_t cls__nbufs_hint; /* 0: no buffer allocation at all */
-
-/* Index of the last entry with base <= p, or -1.  Under the lock. */
-static ptrdiff_t cls__buf_floor(uintptr_t p) {
-  size_t lo = 0, hi = cls__nbufs;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (cls__bufs[mid].base <= p)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return (ptrdiff_t)lo - 1;
-}
+static cls__rangetab cls__bufs = CLS__RANGETAB_INIT(cls__bufalloc);
 
 int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail) {
-  if (CLS__LIKELY(
-          atomic_load_explicit(&cls__nbufs_hint, memory_order_acquire) == 0))
-    return 0;
-  int found = 0;
-  pthread_rwlock_rdlock(&cls__buf_lock);
-  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
-  if (i >= 0 && (uintptr_t)p - cls__bufs[i].base < cls__bufs[i].size) {
-    *mem = cls__bufs[i].mem;
-    *off = (uintptr_t)p - cls__bufs[i].base;
-    if (avail) *avail = cls__bufs[i].size - *off;
-    found = 1;
-  }
-  pthread_rwlock_unlock(&cls__buf_lock);
-  return found;
+  /* No buffer allocation at all (SVM devices): one atomic load. */
+  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  cls__bufalloc a;
+  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
+  *mem = a.mem;
+  *off = (uintptr_t)p - a.r.base;
+  if (avail) *avail = a.r.size - *off;
+  return 1;
 }
 
 static size_t cls__page(void) {
@@ -121,31 +99,12 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
     return cls__reason(clsErrorMemoryAllocation,
                        "reserving %zu bytes of addresses failed", span);
   }
-  clsError_t e = clsSuccess;
-  pthread_rwlock_wrlock(&cls__buf_lock);
-  if (cls__nbufs == cls__capbufs) {
-    size_t cap = cls__capbufs ? 2 * cls__capbufs : 64;
-    cls__bufalloc *t = realloc(cls__bufs, cap * sizeof *t);
-    if (!t) {
-      e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
-    } else {
-      cls__bufs = t;
-      cls__capbufs = cap;
-    }
-  }
-  if (e == clsSuccess) {
-    size_t at = (size_t)(cls__buf_floor((uintptr_t)p) + 1);
-    memmove(&cls__bufs[at + 1], &cls__bufs[at],
-            (cls__nbufs - at) * sizeof *cls__bufs);
-    cls__bufs[at] = (cls__bufalloc){(uintptr_t)p, size, span, mem, NULL, 0, 0};
-    cls__nbufs++;
-    atomic_store_explicit(&cls__nbufs_hint, cls__nbufs, memory_order_release);
-  }
-  pthread_rwlock_unlock(&cls__buf_lock);
-  if (e != clsSuccess) {
+  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0};
+  /* Fresh addresses overlap no other reservation: only memory can fail. */
+  if (cls__rangetab_insert(&cls__bufs, &a, NULL) != CLS__RANGETAB_OK) {
     munmap(p, span);
     clReleaseMemObject(mem);
-    return e;
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
   *out = p;
   return clsSuccess;
@@ -153,18 +112,8 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
 
 /* Frees the buffer allocation starting at p; 0 if there is none. */
 static int cls__buf_free(void *p) {
-  cls__bufalloc a = {0, 0, 0, NULL, NULL, 0, 0};
-  pthread_rwlock_wrlock(&cls__buf_lock);
-  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
-  if (i >= 0 && cls__bufs[i].base == (uintptr_t)p) {
-    a = cls__bufs[i];
-    memmove(&cls__bufs[i], &cls__bufs[i + 1],
-            (cls__nbufs - (size_t)i - 1) * sizeof *cls__bufs);
-    cls__nbufs--;
-    atomic_store_explicit(&cls__nbufs_hint, cls__nbufs, memory_order_release);
-  }
-  pthread_rwlock_unlock(&cls__buf_lock);
-  if (!a.mem) return 0;
+  cls__bufalloc a;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, NULL, NULL, &a)) return 0;
   /* Commands still using the buffer keep it alive (OpenCL defers the
    * deletion); the addresses are free for reuse at once. */
   for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
@@ -205,16 +154,15 @@ clsError_t cls__b_free(int dev, void *p) {
 static cl_mem cls__sub_at(const void *p, cl_int *err) {
   cl_mem sub = NULL;
   *err = CL_INVALID_ARG_VALUE;
-  pthread_rwlock_wrlock(&cls__buf_lock);
-  ptrdiff_t i = cls__buf_floor((uintptr_t)p);
-  if (i >= 0 && (uintptr_t)p - cls__bufs[i].base < cls__bufs[i].size) {
-    cls__bufalloc *a = &cls__bufs[i];
-    size_t off = (uintptr_t)p - a->base;
+  cls__rangetab_wrlock(&cls__bufs);
+  cls__bufalloc *a = cls__rangetab_find(&cls__bufs, (uintptr_t)p);
+  if (a) {
+    size_t off = (uintptr_t)p - a->r.base;
     for (unsigned k = 0; k < a->nsubs && !sub; ++k)
       if (a->subs[k].off == off) sub = a->subs[k].mem;
     if (!sub && !a->subs) a->subs = calloc(CLS__MAX_SUBS, sizeof *a->subs);
     if (!sub && a->subs) {
-      cl_buffer_region r = {off, a->size - off};
+      cl_buffer_region r = {off, a->r.size - off};
       sub = clCreateSubBuffer(a->mem, CL_MEM_READ_WRITE,
                               CL_BUFFER_CREATE_TYPE_REGION, &r, err);
       if (sub && *err == CL_SUCCESS) {
@@ -232,7 +180,7 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
     }
     if (sub) *err = CL_SUCCESS;
   }
-  pthread_rwlock_unlock(&cls__buf_lock);
+  cls__rangetab_unlock(&cls__bufs);
   return sub;
 }
 
@@ -244,8 +192,12 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
     *what = "clSetKernelArg";
     cl_int err = clSetKernelArg(k, i, sizeof(cl_mem), NULL);
     if (err == CL_SUCCESS) return err;
-    /* NVIDIA's driver refused it where the same parameter had an SVM
-     * pointer before (seen on the H200); the SVM form of NULL then. */
+    /* The spec's other form of the same NULL, then the SVM one; where
+     * all three are refused (NVIDIA, for a parameter that held an SVM
+     * pointer before), the launch renews the kernel object (module.c). */
+    const cl_mem none = NULL;
+    err = clSetKernelArg(k, i, sizeof none, &none);
+    if (err == CL_SUCCESS) return err;
     *what = "clSetKernelArgSVMPointer";
     return clSetKernelArgSVMPointer(k, i, NULL);
   }
@@ -624,7 +576,7 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
  * (its `after` event, recorded then). */
 typedef struct cls__across {
   cls__ocl_device *src_dev, *dst_dev; /* foreign sides, or NULL */
-  cls__bevent *src_after, *dst_after;
+  cls__btoken *src_after, *dst_after; /* NULL: nothing to wait for */
   const void *src; /* read by the job: a foreign or a host source */
   void *dst;       /* written by the job: a foreign or a host destination */
   size_t n;
@@ -658,13 +610,13 @@ static void cls__across_run(void *job, clsError_t status) {
   cl_int err = CL_SUCCESS;
   if (status == clsSuccess) {
     if (x->src_dev) {
-      if (cls__b_event_sync(x->src_after) == clsSuccess)
+      if (cls__b_token_wait(x->src_after, 0) == clsSuccess)
         err = cls__foreign_copy(x->src_dev, stage, x->src, x->n);
     } else if (x->src) {
       memcpy(stage, x->src, x->n);
     }
     if (err == CL_SUCCESS && x->dst_dev) {
-      if (cls__b_event_sync(x->dst_after) == clsSuccess)
+      if (cls__b_token_wait(x->dst_after, 0) == clsSuccess)
         err = cls__foreign_copy(x->dst_dev, x->dst, stage, x->n);
     } else if (err == CL_SUCCESS && x->dst) {
       memcpy(x->dst, stage, x->n);
@@ -677,21 +629,18 @@ static void cls__across_run(void *job, clsError_t status) {
                                                       "across OpenCL "
                                                       "platforms"));
   }
-  if (x->src_after) cls__b_event_destroy(x->src_after);
-  if (x->dst_after) cls__b_event_destroy(x->dst_after);
+  cls__b_token_release(x->src_after);
+  cls__b_token_release(x->dst_after);
   if (!x->keep_stage) free(x->stage);
   free(x);
 }
 
 /* The position of the work that `d`'s legacy stream would wait for now
- * (its own and its blocking streams'), as an untimed event. */
-static clsError_t cls__legacy_position(cls__ocl_device *d, cls__bevent **out) {
+ * (its own and its blocking streams'), as an untimed record's token. */
+static clsError_t cls__legacy_position(cls__ocl_device *d, cls__btoken **out) {
   cls__bstream *legacy;
   clsError_t r = cls__b_stream_default(d->index, 0, &legacy);
-  if (r == clsSuccess)
-    r = cls__b_event_create(d->index, clsEventDisableTiming, out);
-  if (r == clsSuccess && (r = cls__b_event_record(*out, legacy)) != clsSuccess)
-    cls__b_event_destroy(*out);
+  if (r == clsSuccess) r = cls__ocl_record(legacy, 0, out);
   return r;
 }
 
@@ -739,8 +688,8 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
   x->keep_stage = dst_local_dev;
   if (r == clsSuccess) r = cls__b_stream_host_job(s, cls__across_run, x);
   if (r != clsSuccess) {
-    if (x->src_after) cls__b_event_destroy(x->src_after);
-    if (x->dst_after) cls__b_event_destroy(x->dst_after);
+    cls__b_token_release(x->src_after);
+    cls__b_token_release(x->dst_after);
     free(stage);
     free(x);
     return r;
@@ -759,12 +708,9 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
     }
   }
   if (mode != CLS__COPY_BLOCKING) return clsSuccess;
-  cls__bevent *done;
-  r = cls__b_event_create(s->dev->index, clsEventDisableTiming, &done);
-  if (r == clsSuccess) {
-    r = cls__b_event_record(done, s);
-    if (r == clsSuccess) r = cls__b_event_sync(done);
-    cls__b_event_destroy(done);
-  }
+  cls__btoken *done = NULL;
+  r = cls__ocl_record(s, 0, &done);
+  if (r == clsSuccess) r = cls__b_token_wait(done, 0);
+  cls__b_token_release(done);
   return r;
 }

@@ -49,10 +49,26 @@ enum cls__arg_kind {
  * read past the caller's object. */
 #define CLS__VEC3_MAX 32 /* double3, long3 and ulong3 */
 
+/* What the kernel object holds for an argument since the last launch
+ * set it (under the function's lock): a launch that passes the same value
+ * again makes no clSetKernelArg call, since a cl_kernel keeps its
+ * arguments between enqueues.  A pointer is trusted only while the
+ * allocation table's generation is unchanged (no free since it was
+ * checked), and only when it went to the driver as an SVM pointer or as
+ * NULL: a buffer or sub-buffer argument is a cl_mem that a free or the
+ * sub-buffer cache may release.  Values of up to CLS__ARG_KEEP bytes. */
+#define CLS__ARG_KEEP 16
+typedef struct cls__argcache {
+  int held; /* `last` is what the kernel object holds */
+  size_t gen;
+  unsigned char last[CLS__ARG_KEEP];
+} cls__argcache;
+
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
   size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
   int kind;
+  cls__argcache held;
 } cls__oarg;
 
 struct cls__bfunction {
@@ -478,6 +494,83 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 
 /* ---- Launches ---------------------------------------------------------- */
 
+/* Sets f's arguments from args (under f->lock).  Stops at the first that
+ * fails: *i is its index (f->nargs when all were set) and *what names the
+ * call or the rule that refused it (NULL: args[*i] is NULL). */
+static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
+                            cl_uint *i, const char **what) {
+  cl_int err = CL_SUCCESS;
+  for (*i = 0; *i < f->nargs; ++*i) {
+    const void *a = args[*i];
+    if (CLS__UNLIKELY(!a)) {
+      *what = NULL;
+      return CL_INVALID_ARG_VALUE;
+    }
+    cls__oarg *p = &f->args[*i];
+    cls__argcache *h = &p->held;
+    *what = "clSetKernelArg";
+    if (p->kind == CLS__ARG_POINTER) {
+      /* SVM, a buffer, a sub-buffer or NULL: memory.c decides. */
+      void *ptr = *(void *const *)a;
+      size_t gen = cls__mem_gen(); /* read before memory.c's lookup */
+      if (h->held && h->gen == gen && memcmp(h->last, &ptr, sizeof ptr) == 0)
+        continue;
+      h->held = 0;
+      err = cls__ocl_set_pointer_arg(d, f->k, *i, ptr, what);
+      if (err == CL_SUCCESS &&
+          (!ptr || strcmp(*what, "clSetKernelArgSVMPointer") == 0)) {
+        memcpy(h->last, &ptr, sizeof ptr);
+        h->gen = gen;
+        h->held = 1;
+      }
+    } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
+      int keep = p->size <= CLS__ARG_KEEP;
+      if (keep && h->held && memcmp(h->last, a, p->size) == 0) continue;
+      h->held = 0;
+      err = clSetKernelArg(f->k, *i, p->size, a);
+      if (err == CL_SUCCESS && keep) {
+        memcpy(h->last, a, p->size);
+        h->held = 1;
+      }
+    } else {
+      unsigned char v3[CLS__VEC3_MAX] = {0};
+      memcpy(v3, a, p->copy);
+      err = clSetKernelArg(f->k, *i, p->size, v3);
+    }
+    if (CLS__UNLIKELY(err != CL_SUCCESS)) return err;
+  }
+  return CL_SUCCESS;
+}
+
+/* Whether the driver refused a NULL pointer for parameter i (the one case
+ * that a renewed kernel object mends). */
+static int cls__null_refused(const cls__bfunction *f, void **args, cl_uint i,
+                             const char *what) {
+  return i < f->nargs && f->args[i].kind == CLS__ARG_POINTER && what &&
+         args[i] && *(void *const *)args[i] == NULL &&
+         (strcmp(what, "clSetKernelArg") == 0 ||
+          strcmp(what, "clSetKernelArgSVMPointer") == 0);
+}
+
+/* Replaces f's kernel object with a new one of the same program and name
+ * (under f->lock).  NVIDIA's driver refuses a NULL pointer, in either
+ * form, for a parameter that held an SVM pointer in an earlier launch
+ * (seen on the H200), while a kernel object that never held one takes
+ * it.  Enqueued launches keep the old object alive.  Only for a refused
+ * NULL: any other refusal reaches the caller. */
+static cl_int cls__renew_kernel(cls__bfunction *f) {
+  cl_program prog = NULL;
+  cl_int err =
+      clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
+  if (err != CL_SUCCESS) return err;
+  cl_kernel k = clCreateKernel(prog, f->name, &err);
+  if (!k || err != CL_SUCCESS) return err != CL_SUCCESS ? err : -1;
+  clReleaseKernel(f->k);
+  f->k = k;
+  for (cl_uint i = 0; i < f->nargs; ++i) f->args[i].held.held = 0;
+  return CL_SUCCESS;
+}
+
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                          void **args, size_t sharedMem, cls__bstream *s) {
   (void)sharedMem; /* the front allows only 0 */
@@ -496,40 +589,22 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   cl_event ev = NULL;
   cl_int err = CL_SUCCESS;
   cl_uint i = 0;
-  const char *what = "clEnqueueNDRangeKernel";
-  const char *ptr_what = "clSetKernelArg";
+  const char *what = NULL;
 
   cls__ocl_begin(s, &b);
   b.what = f->name;
   b.cat = "kernel";
   b.work = 1;
   pthread_mutex_lock(&f->lock);
-  for (; i < f->nargs; i++) {
-    const void *a = args[i];
-    if (CLS__UNLIKELY(!a)) {
-      what = NULL;
-      break;
-    }
-    const cls__oarg *p = &f->args[i];
-    if (p->kind == CLS__ARG_POINTER) {
-      /* SVM, a buffer, a sub-buffer or NULL: memory.c decides. */
-      err = cls__ocl_set_pointer_arg(s->dev, f->k, i, *(void *const *)a,
-                                     &ptr_what);
-    } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
-      err = clSetKernelArg(f->k, i, p->size, a);
-    } else {
-      unsigned char v3[CLS__VEC3_MAX] = {0};
-      memcpy(v3, a, p->copy);
-      err = clSetKernelArg(f->k, i, p->size, v3);
-    }
-    if (CLS__UNLIKELY(err != CL_SUCCESS)) {
-      what = f->args[i].kind == CLS__ARG_POINTER ? ptr_what : "clSetKernelArg";
-      break;
-    }
-  }
-  if (CLS__LIKELY(i == f->nargs))
+  err = cls__set_args(s->dev, f, args, &i, &what);
+  if (CLS__UNLIKELY(err != CL_SUCCESS) && cls__null_refused(f, args, i, what) &&
+      cls__renew_kernel(f) == CL_SUCCESS)
+    err = cls__set_args(s->dev, f, args, &i, &what);
+  if (CLS__LIKELY(i == f->nargs)) {
+    what = "clEnqueueNDRangeKernel";
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
                                  b.list, cls__ocl_event_slot(s, &ev));
+  }
   pthread_mutex_unlock(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
   cls__ocl_end_cmd(s, &b, ok, ev);

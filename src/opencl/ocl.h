@@ -3,32 +3,65 @@
  * share.
  *
  * Every mutex of the backend, outer to inner: a thread holding one may
- * take only those below it in its chain.  No lock is held while waiting
- * on the device, except where a comment at the place says why (the
- * last-resort clFinish when not even a barrier can be enqueued).
+ * take only those named in its last column (and what they take in turn).
+ * The file is the one that owns the lock and the state it guards.
+ */
+// clang-format off
+/*
+ * | lock                | file      | guards                                  | taken inside it                    |
+ * |---------------------|-----------|-----------------------------------------|------------------------------------|
+ * | device.open_lock    | device.c  | opening a device once; the legacy       | platform.lock; busy_lock and       |
+ * |                     |           | stream's creation (stream.c)            | streams_lock (creating the stream) |
+ * | platform.lock       | device.c  | the platform's shared context           | (leaf)                             |
+ * | stream.lock         | enqueue.c | enqueue order on the queue; writes of   | function.lock, busy_lock,          |
+ * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
+ * |                     |           |                                         | monitor lock, trace_lock           |
+ * | function.lock       | module.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
+ * |                     |           |                                         | allocation table (both read)       |
+ * | device.streams_lock | stream.c  | the live stream list (read: devsync.c)  | last_lock                          |
+ * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
+ * |                     |           | reserves and drops; devsync.c reads)    |                                    |
+ * | stream.last_lock    | enqueue.c | newest command, unnamed count, waits    | monitor lock (a failed flush);     |
+ * |                     |           | (read by other streams, event.c); the   | enqueues a barrier, never waits    |
+ * |                     |           | position's `done` (position.c)          |                                    |
+ * | pool.lock           | pool.c    | a device's stream-ordered pool          | (leaf; token status reads)         |
+ * | module.lock         | module.c  | a module's function list                | (leaf)                             |
+ * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers (its | (leaf)                             |
+ * |                     |           | rangetab.h table's own rwlock)          |                                    |
+ * | pinned_lock         | memory.c  | the clsMallocHost buffers               | (leaf)                             |
+ * | monitor lock + cond | monitor.c | pending watches, unflushed queues       | worker lock (claiming a watch)     |
+ * | worker lock + cond  | workers.c | the worker pool's job queue and counts  | (leaf; starts threads)             |
+ * | sleeper m + c       | wait.c    | one sleeping wait's `done`              | (leaf)                             |
+ * | trace_lock          | trace.c   | the timeline trace                      | (leaf; queries timestamps)         |
+ */
+// clang-format on
+/*
+ * Outside the backend, the front's module lock (src/module.c) is held
+ * around cls__b_module_load and cls__b_module_function, which build
+ * programs (a compile, not a device wait) and take module.lock; the
+ * front's event lock (src/event.c) is held around cls__b_token_status
+ * (a driver query, no backend lock); the front's other locks are not
+ * held across backend calls.  Tokens (position.c) have no lock: what
+ * they stand for never changes.  Driver callbacks take only the worker
+ * and sleeper locks.
  *
- * | lock | file | guards | taken inside |
- * |---|---|---|---|
- * | device.open_lock | device.c | opening the device once | platform.lock |
- * | platform.lock | device.c | the platform's shared context | (leaf) |
- * | stream.lock (enqueue) | stream.c | enqueue order on the queue, waits |
- * function.lock, device.busy_lock, stream.last_lock (own and others') | |
- * function.lock | module.c | a cl_kernel's arguments until the enqueue | buffer
- * table (read), the front's allocation table (read) | | device.streams_lock |
- * stream.c | the live stream list | stream.last_lock | | device.busy_lock |
- * stream.c | the busy list and orphans | stream.last_lock | | stream.last_lock
- * | stream.c | newest command, unnamed count, waits | (leaf; enqueues a
- * barrier, never waits) | | event.lock | event.c | an event's newest record |
- * (leaf) | | pool.lock | pool.c | a device's stream-ordered pool | event.lock
- * (through the event calls) | | module.lock | module.c | a module's function
- * list | (leaf) | | buffer table (rwlock) | memory.c | buffer allocations and
- * sub-buffers | (leaf) | | pinned_lock | memory.c | clsMallocHost buffers |
- * (leaf) | | worker lock + cond | stream.c | the worker pool's job queue |
- * (leaf) | | sleeper m + c | stream.c | one sleeping wait | (leaf) | | monitor
- * lock + cond | stream.c | watches and unflushed queues | (leaf) | | trace_lock
- * | trace.c | the timeline trace | (leaf) |
- *
- * Event callbacks from the driver take only the worker and sleeper locks.
+ * No lock is held while waiting on the device.  Where a gather meets a
+ * queue it cannot name or an event its list has no room for, the batch
+ * sets it aside and it is waited for once the locks are dropped
+ * (cls__ocl_batch_unstall).  The exceptions, each the last resort or
+ * unavoidable:
+ * - device.open_lock is held through the device's one-time open, which
+ *   includes the start-up timestamp check's clFinish calls on a private
+ *   queue (device.c): every caller of the device must wait for the open
+ *   anyway, and nothing else waits on that queue.
+ * - A batch that could set aside no more (CLS__STALL_MAX queues or
+ *   events) waits at once, under the locks of the gather; cls__ocl_begin
+ *   after CLS__STALL_ROUNDS rounds of gathering again waits under
+ *   stream.lock alone.  Both need the host out of memory or the driver
+ *   out of resources for a barrier and a marker at once.
+ * - cls__ocl_flush, out of host memory to list a queue whose flush
+ *   failed, retries clFlush (not a wait) for up to a second, under the
+ *   enqueue or last lock of its caller.
  */
 #ifndef CLSTREAM_OPENCL_OCL_H
 #define CLSTREAM_OPENCL_OCL_H
@@ -95,6 +128,9 @@ typedef struct cls__ocl_facts {
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */
+  int host_clock;    /* the profiling clock is this host clock (a clockid_t
+                        plus 1; 0: none found): a timed record on an idle
+                        stream reads it and enqueues nothing */
 } cls__ocl_facts;
 
 typedef struct cls__ocl_device {
@@ -137,6 +173,9 @@ typedef struct cls__ocl_device {
   int timing_fallback;
   void *scratch;         /* SVM scratch for the fallback copy */
   cl_command_queue mapq; /* maps and unmaps clsMallocHost buffers */
+  /* One released token kept for the next record (position.c): a record
+   * then costs no allocation.  Taken and given back by atomic exchange. */
+  struct cls__btoken *_Atomic spare_token;
 
   /* Every live stream (for device-wide synchronization). */
   pthread_mutex_t streams_lock;
@@ -154,6 +193,56 @@ typedef struct cls__ocl_device {
   /* The legacy default stream, created on first use. */
   struct cls__bstream *_Atomic legacy;
 } cls__ocl_device;
+
+/* ---- Positions (position.c) ------------------------------------------ */
+
+/* A position in a queue: a command's event and what is known of it.  The
+ * one owner in this backend of "is that command done": `done` is written
+ * only by the cls__pos_ functions in position.c.  A stream's newest
+ * command is one (cls__bstream.last, moved under the stream's last_lock);
+ * a record's token holds one that never moves. */
+typedef struct cls__ocl_pos {
+  cl_event ev;      /* the command, retained; NULL: none (complete) */
+  unsigned unnamed; /* commands after ev enqueued without an event */
+  int work;         /* ev is stamped right (batch.work) */
+  int barrier;      /* ev is a barrier: its timestamps are not kept */
+  _Atomic int done; /* ev known complete and unnamed == 0 */
+} cls__ocl_pos;
+
+/* Empty and complete. */
+void cls__pos_init(cls__ocl_pos *p);
+/* The queue moved on: ev (retained, handed over) is its newest command,
+ * of kind work/barrier; NULL counts one more command without an event.
+ * Returns the event replaced, for the caller to release (outside its
+ * locks), or NULL.  Under the owner's lock. */
+cl_event cls__pos_advance(cls__ocl_pos *p, cl_event ev, int work, int barrier);
+/* Execution status of the position: CL_COMPLETE, a negative error, or
+ * "not yet" (> 0, also while unnamed commands follow ev).  Asks the
+ * driver only while not known complete, and remembers CL_COMPLETE: the
+ * transition to done.  Never blocks.  Under the owner's lock (a token's
+ * never moves: no lock). */
+cl_int cls__pos_status(cls__ocl_pos *p);
+/* A wait for ev returned clsSuccess: p is done if ev is still its newest
+ * command with nothing unnamed after it (no driver call).  Under the
+ * owner's lock. */
+void cls__pos_reached(cls__ocl_pos *p, cl_event ev);
+/* Whether the position is known complete: one atomic load, no lock. */
+static inline int cls__pos_known_done(cls__ocl_pos *p) {
+  return atomic_load_explicit(&p->done, memory_order_acquire);
+}
+/* A token for ev (retained, handed over; NULL gives a NULL token) on d,
+ * one reference.  NULL with a reason when out of host memory (ev is
+ * released then). */
+cls__btoken *cls__ocl_token_new(cls__ocl_device *d, cl_event ev, int work,
+                                int barrier);
+/* A token of d for no command: a timed record complete at once, whose end
+ * time is `stamp` (d->facts.host_clock).  NULL with a reason when out of
+ * host memory. */
+cls__btoken *cls__ocl_token_stamped(cls__ocl_device *d, cl_ulong stamp);
+/* A token for the work issued to s so far (timed: it has an end time),
+ * enqueueing at most one command (event.c).  *out NULL: known complete
+ * (untimed only); a token with no command (pos.ev NULL) is complete too. */
+clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out);
 
 enum cls__stream_role {
   CLS__ROLE_CREATED = 0,
@@ -173,32 +262,41 @@ struct cls__bstream {
   /* Waits from clsStreamWaitEvent (retained) for the next command. */
   cl_event *waits;
   unsigned nwaits, capwaits;
-  _Atomic int has_waits; /* some of the waits may be pending (0: none is) */
+  /* Some of the waits may be pending (0: none is): set when waits are
+   * added, cleared when a command consumes them or when
+   * cls__ocl_waits_status finds all of them complete. */
+  _Atomic int has_waits;
 
-  /* The stream's newest command, retained; read by other streams.  The
-   * command path (launches, copies, fills) asks the driver for no event:
-   * `unnamed` counts the commands enqueued after `last` without one, and
-   * whoever needs the stream's position names it with a barrier then
-   * (cls__ocl_position). */
+  /* The stream's newest command (a position, read by other streams).
+   * The command path (launches, copies, fills) may ask the driver for no
+   * event: last.unnamed counts the commands enqueued after last.ev
+   * without one, and whoever needs the stream's position names it with a
+   * barrier then (cls__ocl_position).  Under last_lock, but for the
+   * lock-free cls__pos_known_done(&last). */
   pthread_mutex_t last_lock;
-  cl_event last;
-  int last_work;         /* `last` is device work (kernel, copy, fill) */
-  int last_barrier;      /* `last` is such a barrier: no timestamps */
-  unsigned unnamed;      /* commands after `last` that have no event */
-  _Atomic int last_done; /* `last` known complete, and unnamed == 0 */
-  int in_busy;           /* listed in dev->busy (under last_lock) */
+  cls__ocl_pos last;
+  int in_busy; /* listed in dev->busy (under last_lock) */
 
   /* Device stream list (under dev->streams_lock). */
   struct cls__bstream *next, *prev;
 };
 
-struct cls__bevent {
+/* A record's token (backend.h): a position that never moves, shared by
+ * reference count between the front's event, stream waits and the
+ * backend's own users (pool.c, memory.c).  Made by cls__ocl_token_new
+ * (position.c), freed when the last reference goes. */
+struct cls__btoken {
+  cls__ocl_pos pos; /* pos.unnamed is always 0 */
+  cl_ulong stamp;   /* with pos.ev NULL: a timed record complete at once,
+                       at this host time (facts.host_clock) */
   cls__ocl_device *dev;
-  unsigned flags;
-  pthread_mutex_t lock;
-  cl_event ev;      /* newest record, retained; NULL if none */
-  _Atomic int done; /* ev known complete (hot path) */
+  _Atomic int refs;
 };
+
+/* How many queues and events a batch can set aside to wait for once its
+ * locks are dropped (cls__ocl_batch): beyond that, the last resort is to
+ * wait with the lock held (see the lock table). */
+#define CLS__STALL_MAX 8
 
 /* The events a command must wait for, gathered by cls__ocl_begin. */
 typedef struct cls__ocl_batch {
@@ -213,15 +311,28 @@ typedef struct cls__ocl_batch {
   const char *what;
   const char *cat;
   cl_event from;
-  /* Set by the caller when the command is device work (kernel, copy,
-   * fill), whose timestamps every driver gets right, or a barrier, whose
-   * timestamps are not kept (NVIDIA's END reads 0). */
+  /* Set by the caller when the command's END is stamped on the device's
+   * clock after the commands before it: device work (kernel, copy,
+   * fill), which every driver stamps right, or a marker where the
+   * device's facts say markers there are stamped right; `barrier` for a
+   * barrier, whose timestamps are not kept (NVIDIA's END reads 0). */
   int work;
   int barrier;
+  /* What the gathers could not put in the list while holding locks, to be
+   * waited for once every lock is dropped (cls__ocl_batch_unstall):
+   * queues whose position could not be named (not even a barrier could be
+   * enqueued), of which the first nfinished have been finished already,
+   * and events the list had no room for (out of host memory). */
+  cl_command_queue stall_q[CLS__STALL_MAX];
+  cl_event stall_ev[CLS__STALL_MAX];
+  unsigned nstall_q, nfinished, nstall_ev;
 } cls__ocl_batch;
 
 /* ---- Driver facts (facts.c) ------------------------------------------ */
 
+/* The host clock's reading now, on d's profiling clock (d->facts.host_clock
+ * must be set; device.c). */
+cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d);
 /* Fills d->facts (d's other fields described already). */
 void cls__facts_read(cls__ocl_device *d);
 /* The OpenCL version calls to device d of platform p may use (12, 20,
@@ -308,6 +419,10 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b);
  * dropped and the queue is flushed; on failure (ev NULL) the waits stay
  * pending for the next command.  Unlocks s->lock. */
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+/* cls__ocl_end of a successful enqueue (ev non-NULL, handed over) that
+ * leaves the queue unflushed: for a command whose flush must wait (an
+ * inline host job's gate, hostjob.c).  Unlocks s->lock. */
+void cls__ocl_end_unflushed(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
 /* Ends an enqueue whose command was enqueued without an event (the
  * command path): the stream counts it as unnamed, consumed waits are
  * dropped, and the queue is flushed only where the driver needs a flush
@@ -327,13 +442,61 @@ static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
   return s->dev->facts.command_events || CLS__UNLIKELY(cls__trace_on) ? ev
                                                                       : NULL;
 }
+/* cls__ocl_begin without the legacy stream's implicit synchronization:
+ * gathers only s's own clsStreamWaitEvent waits (enqueue.c). */
+void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b);
+/* An empty batch (its list is b->small), nothing set aside. */
+void cls__ocl_batch_init(cls__ocl_batch *b);
+/* Whether the gathers set aside something b's command must wait for that
+ * its list could not hold (cls__ocl_batch). */
+static inline int cls__ocl_batch_stalled(const cls__ocl_batch *b) {
+  return b->nstall_ev || b->nstall_q > b->nfinished;
+}
+/* Waits for what the gathers set aside (finishing the queues, waiting
+ * for and releasing the events); call it with no lock held.  The queues
+ * stay listed as finished (a later gather into b skips them) until
+ * cls__ocl_batch_forget.  Returns the first error. */
+clsError_t cls__ocl_batch_unstall(cls__ocl_batch *b);
+/* Releases the queues b set aside. */
+void cls__ocl_batch_forget(cls__ocl_batch *b);
+/* Waits for every event of a wait-only batch (and what it set aside),
+ * with no lock held, releasing them and b's list.  Returns the first
+ * error. */
+clsError_t cls__ocl_batch_wait(cls__ocl_batch *b);
+/* Adds ev (retained by the caller; b's reference now) to b. */
+void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev);
+/* Grows *arr (of *cap elements of `elem` bytes) to hold `need`; 0 when
+ * out of host memory (*arr unchanged). */
+int cls__ocl_grow(void **arr, unsigned *cap, unsigned need, size_t elem);
+/* Adds to b (retained; b may be NULL, to look only) t's newest command
+ * and its unconsumed waits that are not complete; returns their worst
+ * status (CL_COMPLETE when there are none).  Under t->last_lock. */
+cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b);
+/* The same for the device's busy blocking streams and its blocking
+ * orphans, dropping the complete ones from the busy list.  Takes
+ * d->busy_lock and each stream's last_lock. */
+cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b);
+/* Lists s (whose in_busy the caller just set) in the device's busy list.
+ * Takes d->busy_lock. */
+void cls__ocl_busy_add(cls__bstream *s);
+/* Keeps ev (retained; the caller's reference moves) visible to legacy
+ * work and device synchronization after its stream is gone.  Under
+ * d->busy_lock; returns 0, keeping the caller's reference, when there is
+ * no room (out of host memory). */
+int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking);
 /* Names s's position if commands were enqueued after `last` without an
  * event: a barrier with an event stands for them.  Under s->last_lock. */
 void cls__ocl_position(cls__bstream *s);
+/* Adds to b (retained; b may be NULL, to look only) the waits of s that
+ * no command has consumed and that are not complete; returns their worst
+ * status (CL_COMPLETE when there are none) and clears s->has_waits when
+ * none is pending.  Under s->last_lock. */
+cl_int cls__ocl_waits_status(cls__bstream *s, cls__ocl_batch *b);
 
 /* clFlush(q), and where it fails, the monitor thread flushes q again
  * until a flush succeeds: a failed flush never strands the commands.
- * Never blocks (but for a clFinish when out of host memory). */
+ * Never waits on the device; out of host memory (no room to list q) it
+ * retries clFlush, sleeping 1 ms between tries, for up to a second. */
 void cls__ocl_flush(cl_command_queue q);
 
 /* Work for the library's worker threads: run(job) is called once on a
@@ -347,6 +510,17 @@ typedef struct cls__ocl_job {
 /* Hands a job to a worker (starting one if all are busy).  Safe to call
  * from an OpenCL callback: it only locks a mutex and signals. */
 void cls__ocl_post(cls__ocl_job *job);
+
+/* Starts a detached thread running fn(NULL); 0 if none could be started
+ * (workers.c). */
+int cls__ocl_spawn(void *(*fn)(void *));
+/* Called by the monitor: a job that has found no idle worker for a while
+ * gets a new worker (workers.c). */
+void cls__ocl_feed_starved(void);
+/* Starts the monitor thread once (monitor.c). */
+void cls__ocl_monitor_start(void);
+/* Completes user event `user`, retrying a transient failure (hostjob.c). */
+void cls__ocl_complete_user(cl_event user);
 
 /* ---- Kernel parameters read from the source (kernel_sig.c) ------------ */
 

@@ -34,7 +34,7 @@ enum {
 typedef struct cls__block {
   void *p;
   size_t cap;         /* bytes the block holds */
-  cls__bevent *freed; /* the free's point; NULL once reached */
+  cls__btoken *freed; /* the free's point; NULL once reached */
   cl_command_queue q; /* the freeing stream's queue, retained */
   struct cls__block *next;
 } cls__block;
@@ -79,15 +79,15 @@ static size_t cls__pool_cap(size_t n) {
  * no longer runs).  Under the pool's lock. */
 static int cls__block_reached(cls__block *b) {
   if (!b->freed) return 1;
-  if (cls__b_event_query(b->freed) == clsErrorNotReady) return 0;
-  cls__b_event_destroy(b->freed);
+  if (cls__b_token_status(b->freed) == clsErrorNotReady) return 0;
+  cls__b_token_release(b->freed);
   b->freed = NULL;
   return 1;
 }
 
 /* Drops what a block holds besides its memory (under the lock or not). */
 static void cls__block_forget(cls__block *b) {
-  if (b->freed) cls__b_event_destroy(b->freed);
+  cls__b_token_release(b->freed);
   if (b->q) clReleaseCommandQueue(b->q);
   b->freed = NULL;
   b->q = NULL;
@@ -195,12 +195,7 @@ clsError_t cls__b_free_async(cls__bstream *s, int dev, void *p, size_t size,
   b->cap = kind == CLS__MEM_POOL ? cls__pool_cap(size) : size;
   /* What an event recorded now would capture, without timing: nothing on
    * an idle stream, else the newest command or a marker after it. */
-  clsError_t e =
-      cls__b_event_create(s->dev->index, clsEventDisableTiming, &b->freed);
-  if (e == clsSuccess) {
-    e = cls__b_event_record(b->freed, s);
-    if (e != clsSuccess) cls__b_event_destroy(b->freed);
-  }
+  clsError_t e = cls__ocl_record(s, 0, &b->freed);
   if (e != clsSuccess) {
     free(b);
     return e;

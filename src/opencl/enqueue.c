@@ -1,0 +1,390 @@
+/* OpenCL backend: the enqueue bracket (cls__ocl_begin / cls__ocl_end):
+ * the wait list of a stream's next command (its clsStreamWaitEvent waits
+ * and the legacy stream's implicit synchronization, gathered from the
+ * device's busy list of blocking streams and its orphans), naming a
+ * stream's position (cls__ocl_position) and the stream's newest-command
+ * fields.  Owns stream.lock while a command is enqueued, stream.last_lock
+ * (newest command, unnamed count, waits) and device.busy_lock (the busy
+ * list and orphans; stream.c reserves and drops busy slots, devsync.c
+ * reads the orphans).  It also owns the batch (cls__ocl_batch): what a
+ * gather cannot wait for under these locks it sets aside, to be waited
+ * for once they are dropped. */
+#include "ocl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Small helpers ---------------------------------------------------- */
+
+int cls__ocl_grow(void **arr, unsigned *cap, unsigned need, size_t elem) {
+  if (need <= *cap) return 1;
+  unsigned c = *cap ? *cap * 2 : 8;
+  while (c < need) c *= 2;
+  void *p = realloc(*arr, c * elem);
+  if (!p) return 0;
+  *arr = p;
+  *cap = c;
+  return 1;
+}
+
+/* Empties b's list, keeping what it set aside. */
+static void cls__batch_reset(cls__ocl_batch *b) {
+  b->list = b->small;
+  b->cap = sizeof b->small / sizeof b->small[0];
+  b->n = 0;
+}
+
+void cls__ocl_batch_init(cls__ocl_batch *b) {
+  cls__batch_reset(b);
+  b->nstall_q = b->nfinished = b->nstall_ev = 0;
+}
+
+/* Adds ev to b; `owned`: b holds a reference to release.  Out of host
+ * memory, ev is set aside (retained) for cls__ocl_batch_unstall, which
+ * waits for it once the caller has dropped its locks.  Only with no room
+ * left for that either is ev waited for here, locks held (the last
+ * resort named in the lock table). */
+static void cls__batch_add(cls__ocl_batch *b, cl_event ev, int owned) {
+  if (b->n == b->cap) {
+    cl_uint cap = b->cap * 2;
+    cl_event *l = malloc(cap * sizeof *l);
+    if (!l) {
+      if (b->nstall_ev < CLS__STALL_MAX) {
+        if (!owned) clRetainEvent(ev);
+        b->stall_ev[b->nstall_ev++] = ev;
+        return;
+      }
+      clWaitForEvents(1, &ev);
+      if (owned) clReleaseEvent(ev);
+      return;
+    }
+    memcpy(l, b->list, b->n * sizeof *l);
+    if (b->list != b->small) free(b->list);
+    b->list = l;
+    b->cap = cap;
+  }
+  b->list[b->n++] = ev;
+}
+
+/* Adds ev (retained by the caller) to b. */
+void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev) {
+  cls__batch_add(b, ev, 1);
+}
+
+/* Sets queue q aside in b, to be finished once the caller has dropped
+ * its locks (a queue already set aside is skipped: it is or will be
+ * finished).  Only with no room left is q finished here, locks held (the
+ * last resort named in the lock table). */
+static void cls__batch_stall_queue(cls__ocl_batch *b, cl_command_queue q) {
+  for (unsigned i = 0; i < b->nstall_q; ++i)
+    if (b->stall_q[i] == q) return;
+  if (b->nstall_q < CLS__STALL_MAX) {
+    clRetainCommandQueue(q);
+    b->stall_q[b->nstall_q++] = q;
+    return;
+  }
+  clFinish(q);
+}
+
+clsError_t cls__ocl_batch_unstall(cls__ocl_batch *b) {
+  clsError_t e = clsSuccess;
+  for (; b->nfinished < b->nstall_q; ++b->nfinished)
+    clFinish(b->stall_q[b->nfinished]);
+  for (unsigned i = 0; i < b->nstall_ev; ++i) {
+    clsError_t r = cls__ocl_wait(b->stall_ev[i], 0);
+    if (e == clsSuccess) e = r;
+    clReleaseEvent(b->stall_ev[i]);
+  }
+  b->nstall_ev = 0;
+  return e;
+}
+
+void cls__ocl_batch_forget(cls__ocl_batch *b) {
+  for (unsigned i = 0; i < b->nstall_q; ++i)
+    clReleaseCommandQueue(b->stall_q[i]);
+  b->nstall_q = b->nfinished = 0;
+}
+
+clsError_t cls__ocl_batch_wait(cls__ocl_batch *b) {
+  clsError_t e = cls__ocl_batch_unstall(b);
+  for (cl_uint i = 0; i < b->n; ++i) {
+    clsError_t r = cls__ocl_wait(b->list[i], 0);
+    if (e == clsSuccess) e = r;
+    clReleaseEvent(b->list[i]);
+  }
+  if (b->list != b->small) free(b->list);
+  cls__ocl_batch_forget(b);
+  return e;
+}
+
+/* ---- The enqueue bracket ---------------------------------------------- */
+
+/* Lists s (whose in_busy the caller just set) in its device's busy list,
+ * which has room for every blocking stream (cls__stream_new). */
+void cls__ocl_busy_add(cls__bstream *s) {
+  cls__ocl_device *d = s->dev;
+  pthread_mutex_lock(&d->busy_lock);
+  d->busy[d->nbusy++] = s;
+  pthread_mutex_unlock(&d->busy_lock);
+}
+
+/* Keeps ev (retained; the caller's reference moves) visible to legacy
+ * work and device synchronization after its stream is gone.  Under
+ * d->busy_lock.  Out of host memory it returns 0 and the caller keeps
+ * its reference: it no longer waits here, holding the lock
+ * (cls__b_stream_destroy reserves room first, or waits with no lock). */
+int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
+  if (!cls__ocl_grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
+                     sizeof *d->orphans))
+    return 0;
+  d->orphans[d->norphans].ev = ev;
+  d->orphans[d->norphans].blocking = blocking;
+  d->norphans++;
+  return 1;
+}
+
+/* Folds execution status st into *worst: a failure beats "not yet"
+ * (> 0), which beats CL_COMPLETE. */
+static void cls__fold_status(cl_int *worst, cl_int st) {
+  if (st < 0 ? *worst >= 0 : st > CL_COMPLETE && *worst == CL_COMPLETE)
+    *worst = st;
+}
+
+/* Adds to b (retained; b may be NULL, to look only) t's newest command
+ * and its waits that no command has consumed yet, where not complete;
+ * returns their worst status (CL_COMPLETE when there are none).  A failed
+ * command counts as not complete: work ordered after it fails too,
+ * whether it was enqueued before or after the failure happened.  Under
+ * t->last_lock. */
+cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
+  cl_int worst = CL_COMPLETE;
+  cls__ocl_position(t);
+  if (CLS__UNLIKELY(t->last.unnamed)) {
+    /* Not even a barrier could be enqueued (out of resources): the queue
+     * itself is finished rather than the order lost, but no longer here,
+     * under the locks: b sets it aside for cls__ocl_batch_unstall, once
+     * the caller has dropped them.  Not known done either way (t stays
+     * in the busy list until a gather names its position). */
+    if (b) cls__batch_stall_queue(b, t->q);
+    cls__fold_status(&worst, CL_SUBMITTED);
+  }
+  /* Only read here: cls__pos_status is what learns completion. */
+  cl_int st = cls__pos_status(&t->last);
+  if (st != CL_COMPLETE) {
+    if (b && t->last.ev) {
+      clRetainEvent(t->last.ev);
+      cls__ocl_batch_push(b, t->last.ev);
+    }
+    cls__fold_status(&worst, st);
+  }
+  /* A clsStreamWaitEvent that no command has consumed yet is work of t
+   * too (as CUDA has it: legacy work waits for it). */
+  cls__fold_status(&worst, cls__ocl_waits_status(t, b));
+  return worst;
+}
+
+cl_int cls__ocl_waits_status(cls__bstream *t, cls__ocl_batch *b) {
+  cl_int worst = CL_COMPLETE;
+  for (unsigned w = 0; w < t->nwaits; ++w) {
+    cl_int st = cls__ocl_status(t->waits[w]);
+    if (st != CL_COMPLETE) {
+      if (b) {
+        clRetainEvent(t->waits[w]);
+        cls__ocl_batch_push(b, t->waits[w]);
+      }
+      cls__fold_status(&worst, st);
+    }
+  }
+  /* Once all of them are complete, has_waits lets the hot paths skip
+   * them. */
+  if (worst == CL_COMPLETE && t->nwaits)
+    atomic_store_explicit(&t->has_waits, 0, memory_order_release);
+  return worst;
+}
+
+/* Adds to b (or, with b NULL, only looks at) the newest commands of the
+ * device's blocking streams (and of destroyed blocking streams) that are
+ * not yet complete, and drops those that are from the busy list: the cost
+ * is proportional to the streams with unfinished work.  Returns their
+ * worst status, as cls__ocl_gather_stream does. */
+cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
+  cl_int worst = CL_COMPLETE;
+  pthread_mutex_lock(&d->busy_lock);
+  for (unsigned i = 0; i < d->nbusy;) {
+    cls__bstream *t = d->busy[i];
+    pthread_mutex_lock(&t->last_lock);
+    cl_int st = cls__ocl_gather_stream(t, b);
+    int keep = st != CL_COMPLETE;
+    cls__fold_status(&worst, st);
+    if (!keep) t->in_busy = 0;
+    pthread_mutex_unlock(&t->last_lock);
+    if (keep)
+      ++i;
+    else
+      d->busy[i] = d->busy[--d->nbusy];
+  }
+  for (unsigned i = 0; i < d->norphans;) {
+    struct cls__ocl_orphan *o = &d->orphans[i];
+    /* A failed orphan stays until clsDeviceSynchronize reports it. */
+    cl_int st = cls__ocl_status(o->ev);
+    if (st != CL_COMPLETE) {
+      if (o->blocking) {
+        if (b) {
+          clRetainEvent(o->ev);
+          cls__ocl_batch_push(b, o->ev);
+        }
+        cls__fold_status(&worst, st);
+      }
+      ++i;
+    } else {
+      clReleaseEvent(o->ev);
+      *o = d->orphans[--d->norphans];
+    }
+  }
+  pthread_mutex_unlock(&d->busy_lock);
+  return worst;
+}
+
+/* Adds to b the legacy stream's pending work. */
+static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
+  cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
+  /* The hot path: an idle legacy stream costs two atomic loads. */
+  if (!l || (cls__pos_known_done(&l->last) &&
+             !atomic_load_explicit(&l->has_waits, memory_order_acquire)))
+    return;
+  pthread_mutex_lock(&l->last_lock);
+  cls__ocl_gather_stream(l, b);
+  pthread_mutex_unlock(&l->last_lock);
+}
+
+/* cls__ocl_begin, gathering the legacy synchronization or not. */
+static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather);
+
+void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) { cls__begin(s, b, 1); }
+
+void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
+  cls__begin(s, b, 0);
+}
+
+/* How often cls__begin gathers again after waiting for what a gather set
+ * aside, before it waits under s->lock instead (the last resort). */
+#define CLS__STALL_ROUNDS 8
+
+static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
+  cls__ocl_batch_init(b);
+  for (int round = 0;; ++round) {
+    pthread_mutex_lock(&s->lock);
+    cls__batch_reset(b);
+    /* Borrowed: cls__ocl_end releases them as consumed.  Gathering again,
+     * those complete now are left out, so that each round gets further. */
+    for (unsigned i = 0; i < s->nwaits; ++i)
+      if (!round || cls__ocl_status(s->waits[i]) != CL_COMPLETE)
+        cls__batch_add(b, s->waits[i], 0);
+    b->npending = b->n;
+    if (!gather)
+      ;
+    else if (s->role == CLS__ROLE_LEGACY)
+      cls__ocl_gather_blocking(s->dev, b);
+    else if (s->blocking)
+      cls__gather_legacy(s->dev, b);
+    if (CLS__LIKELY(!cls__ocl_batch_stalled(b))) break;
+    if (round == CLS__STALL_ROUNDS) {
+      /* The last resort (lock table): wait with s->lock held. */
+      cls__ocl_batch_unstall(b);
+      break;
+    }
+    /* A queue or an event the command must wait for could not go in its
+     * wait list: drop s->lock, wait for it with no lock held, and gather
+     * again (a driver wait never happens with a lock held). */
+    for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
+    if (b->list != b->small) free(b->list);
+    pthread_mutex_unlock(&s->lock);
+    cls__ocl_batch_unstall(b);
+  }
+  cls__ocl_batch_forget(b);
+  b->what = b->cat = NULL;
+  b->from = NULL;
+  b->work = 0;
+  b->barrier = 0;
+  if (b->n == 0) b->list = NULL; /* OpenCL wants NULL for an empty list */
+}
+
+/* Enqueueing is not a wait and queues are thread-safe, so this needs only
+ * t->last_lock: a command of t racing it lands before the barrier (which
+ * then covers it too) or after it (and t->last.unnamed counts it again).  On
+ * NVIDIA's driver a barrier with an event costs 0.8 us where a marker
+ * costs 7.1 us and asking each command for its event 7.1 us more
+ * (DRIVER-COSTS.md); a barrier's timestamps are not kept (END reads 0
+ * there), so a timed record never stands on one. */
+void cls__ocl_position(cls__bstream *t) {
+  if (CLS__LIKELY(!t->last.unnamed)) return;
+  cl_event ev = NULL;
+  cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
+  if (err != CL_SUCCESS) err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
+  if (err != CL_SUCCESS) return; /* still unnamed: the caller copes */
+  cls__ocl_flush(t->q);          /* someone is about to wait for it */
+  /* Counted as a barrier (no timestamps) even where it is the marker. */
+  cl_event old = cls__pos_advance(&t->last, ev, 0, 1);
+  if (old) clReleaseEvent(old);
+}
+
+/* The common part of the two ends of a successful enqueue: the waits are
+ * consumed and the stream is listed busy.  `ev` is the command's event,
+ * or NULL for a command enqueued without one. */
+static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev) {
+  /* The waits are consumed (other streams read them under last_lock;
+   * only holders of s->lock change them, and that is us). */
+  pthread_mutex_lock(&s->last_lock);
+  unsigned consumed = s->nwaits;
+  s->nwaits = 0;
+  atomic_store_explicit(&s->has_waits, 0, memory_order_release);
+  cl_event old = cls__pos_advance(&s->last, ev, b->work, b->barrier);
+  int add = s->blocking && !s->in_busy;
+  if (add) s->in_busy = 1;
+  pthread_mutex_unlock(&s->last_lock);
+  for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
+  if (old) clReleaseEvent(old);
+  if (add) cls__ocl_busy_add(s);
+}
+
+/* Releases what cls__begin gathered, and s->lock. */
+static void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
+  for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
+  if (b->list != b->small) free(b->list); /* NULL when empty */
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Work enqueued without a later clstream call must still start (DESIGN:
+ * "flush a queue after enqueueing anything that another queue or the host
+ * will wait on").  A command that has an event is flushed at once; one
+ * without is flushed at once where the driver may otherwise leave it
+ * unstarted (facts.flush_to_start), and on drivers measured to start work
+ * without a flush (NVIDIA's, PoCL) when its position is named
+ * (cls__ocl_position), which every wait on it does first. */
+void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b) {
+  cls__end_ok(s, b, NULL);
+  if (s->dev->facts.flush_to_start) cls__ocl_flush(s->q);
+  cls__end_release(s, b);
+}
+
+void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok, cl_event ev) {
+  if (ok && !ev)
+    cls__ocl_end_unnamed(s, b);
+  else
+    cls__ocl_end(s, b, ok ? ev : NULL);
+}
+
+void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  if (ev) {
+    cls__end_ok(s, b, ev);
+    cls__ocl_flush(s->q);
+    if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
+  }
+  cls__end_release(s, b);
+}
+
+void cls__ocl_end_unflushed(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  cls__end_ok(s, b, ev);
+  if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
+  cls__end_release(s, b);
+}
