@@ -78,6 +78,8 @@ struct cls__bfunction {
   int bad;        /* index of the first unsupported parameter, or -1 */
   char *bad_msg;  /* why it is unsupported (when bad >= 0) */
   size_t hint_wg; /* CL_KERNEL_WORK_GROUP_SIZE (for messages only) */
+  int keep_args;  /* skip arguments the kernel holds (CLSTREAM_ARG_CACHE=0:
+                     never, to rule the cache out when a driver misbehaves) */
   char *name;
   struct cls__bfunction *next; /* the module's list */
   cls__oarg args[];
@@ -428,6 +430,8 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->name = fname;
   f->nargs = nargs;
   f->bad = -1;
+  const char *keep = getenv("CLSTREAM_ARG_CACHE");
+  f->keep_args = !(keep && strcmp(keep, "0") == 0);
   pthread_mutex_init(&f->lock, NULL);
   size_t wg = 0;
   if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_WORK_GROUP_SIZE,
@@ -517,14 +521,14 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
         continue;
       h->held = 0;
       err = cls__ocl_set_pointer_arg(d, f->k, *i, ptr, what);
-      if (err == CL_SUCCESS &&
+      if (err == CL_SUCCESS && f->keep_args &&
           (!ptr || strcmp(*what, "clSetKernelArgSVMPointer") == 0)) {
         memcpy(h->last, &ptr, sizeof ptr);
         h->gen = gen;
         h->held = 1;
       }
     } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
-      int keep = p->size <= CLS__ARG_KEEP;
+      int keep = f->keep_args && p->size <= CLS__ARG_KEEP;
       if (keep && h->held && memcmp(h->last, a, p->size) == 0) continue;
       h->held = 0;
       err = clSetKernelArg(f->k, *i, p->size, a);
