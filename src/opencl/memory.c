@@ -186,20 +186,11 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
 
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what) {
-  /* NVIDIA rejects a NULL SVM pointer; a NULL buffer argument is the
-   * portable way to pass a null pointer. */
+  /* NULL as a buffer argument (module.c passes NULL itself, in the form
+   * the parameter's last pointer took). */
   if (!ptr) {
     *what = "clSetKernelArg";
-    cl_int err = clSetKernelArg(k, i, sizeof(cl_mem), NULL);
-    if (err == CL_SUCCESS) return err;
-    /* The spec's other form of the same NULL, then the SVM one; where
-     * all three are refused (NVIDIA, for a parameter that held an SVM
-     * pointer before), the launch renews the kernel object (module.c). */
-    const cl_mem none = NULL;
-    err = clSetKernelArg(k, i, sizeof none, &none);
-    if (err == CL_SUCCESS) return err;
-    *what = "clSetKernelArgSVMPointer";
-    return clSetKernelArgSVMPointer(k, i, NULL);
+    return clSetKernelArg(k, i, sizeof(cl_mem), NULL);
   }
   cl_mem mem;
   size_t off;

@@ -60,6 +60,7 @@ enum cls__arg_kind {
 #define CLS__ARG_KEEP 16
 typedef struct cls__argcache {
   int held; /* `last` is what the kernel object holds */
+  int svm;  /* the last pointer set went as an SVM pointer (see below) */
   size_t gen;
   unsigned char last[CLS__ARG_KEEP];
 } cls__argcache;
@@ -520,7 +521,21 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
       if (h->held && h->gen == gen && memcmp(h->last, &ptr, sizeof ptr) == 0)
         continue;
       h->held = 0;
-      err = cls__ocl_set_pointer_arg(d, f->k, *i, ptr, what);
+      if (!ptr) {
+        /* NULL in the form of the parameter's last pointer: NVIDIA's
+         * driver takes either form on a new kernel object, but after an
+         * SVM pointer only the SVM NULL, and after a buffer (or on a new
+         * object) only the buffer NULL; the other form is accepted by
+         * clSetKernelArg* and refused by the enqueue with
+         * CL_INVALID_KERNEL_ARGS (probed on the H200). */
+        *what = h->svm ? "clSetKernelArgSVMPointer" : "clSetKernelArg";
+        err = h->svm ? clSetKernelArgSVMPointer(f->k, *i, NULL)
+                     : clSetKernelArg(f->k, *i, sizeof(cl_mem), NULL);
+      } else {
+        err = cls__ocl_set_pointer_arg(d, f->k, *i, ptr, what);
+        if (err == CL_SUCCESS)
+          h->svm = strcmp(*what, "clSetKernelArgSVMPointer") == 0;
+      }
       if (err == CL_SUCCESS && f->keep_args &&
           (!ptr || strcmp(*what, "clSetKernelArgSVMPointer") == 0)) {
         memcpy(h->last, &ptr, sizeof ptr);
@@ -543,35 +558,6 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
     }
     if (CLS__UNLIKELY(err != CL_SUCCESS)) return err;
   }
-  return CL_SUCCESS;
-}
-
-/* Whether the driver refused a NULL pointer for parameter i (the one case
- * that a renewed kernel object mends). */
-static int cls__null_refused(const cls__bfunction *f, void **args, cl_uint i,
-                             const char *what) {
-  return i < f->nargs && f->args[i].kind == CLS__ARG_POINTER && what &&
-         args[i] && *(void *const *)args[i] == NULL &&
-         (strcmp(what, "clSetKernelArg") == 0 ||
-          strcmp(what, "clSetKernelArgSVMPointer") == 0);
-}
-
-/* Replaces f's kernel object with a new one of the same program and name
- * (under f->lock).  NVIDIA's driver refuses a NULL pointer, in either
- * form, for a parameter that held an SVM pointer in an earlier launch
- * (seen on the H200), while a kernel object that never held one takes
- * it.  Enqueued launches keep the old object alive.  Only for a refused
- * NULL: any other refusal reaches the caller. */
-static cl_int cls__renew_kernel(cls__bfunction *f) {
-  cl_program prog = NULL;
-  cl_int err =
-      clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
-  if (err != CL_SUCCESS) return err;
-  cl_kernel k = clCreateKernel(prog, f->name, &err);
-  if (!k || err != CL_SUCCESS) return err != CL_SUCCESS ? err : -1;
-  clReleaseKernel(f->k);
-  f->k = k;
-  for (cl_uint i = 0; i < f->nargs; ++i) f->args[i].held.held = 0;
   return CL_SUCCESS;
 }
 
@@ -601,9 +587,6 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   b.work = 1;
   pthread_mutex_lock(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
-  if (CLS__UNLIKELY(err != CL_SUCCESS) && cls__null_refused(f, args, i, what) &&
-      cls__renew_kernel(f) == CL_SUCCESS)
-    err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
