@@ -61,6 +61,12 @@
  *   resolution of 0 (rusticl: timestamps of 2 or 3), means the device
  *   cannot time work, and clsEventElapsedTime returns
  *   clsErrorNotSupported rather than 0.000 ms for real work.
+ * - host_clock: decided by the same check: the host clock (if any) that
+ *   the device's profiling timestamps are read from, five idle markers
+ *   each queued and ended between the host's readings around it (PoCL:
+ *   CLOCK_MONOTONIC_RAW; NVIDIA's driver: none, its clock runs 73-90 us
+ *   ahead of CLOCK_REALTIME).  A timed record on an idle stream then
+ *   reads that clock and enqueues nothing (event.c).
  */
 #include "ocl.h"
 
