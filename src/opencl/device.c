@@ -366,10 +366,13 @@ static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
  * before the enqueue and just after the wait.  PoCL stamps with
  * CLOCK_MONOTONIC_RAW; NVIDIA's driver with CLOCK_REALTIME plus 73-90 us
  * (DRIVER-COSTS.md), whose END comes after the host's reading, so it has
- * none. */
+ * none.  Where two host clocks both fit (CLOCK_MONOTONIC and its raw form
+ * agree to within the window, as they may soon after boot), neither is
+ * taken: they drift apart as NTP slews one of them. */
 static int cls__find_host_clock(cl_command_queue q) {
   static const clockid_t clocks[] = {CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC,
                                      CLOCK_REALTIME, CLOCK_BOOTTIME};
+  int found = 0;
   for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; ++c) {
     int ok = 1;
     for (int i = 0; i < 5 && ok; ++i) {
@@ -389,9 +392,10 @@ static int cls__find_host_clock(cl_command_queue q) {
       cl_ulong tb = (cl_ulong)b.tv_sec * 1000000000u + (cl_ulong)b.tv_nsec;
       ok = ok && ta <= queued && queued <= end && end <= tb;
     }
-    if (ok) return (int)clocks[c] + 1;
+    if (ok && found) return 0; /* two clocks fit: they agree only now */
+    if (ok) found = (int)clocks[c] + 1;
   }
-  return 0;
+  return found;
 }
 
 cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d) {
