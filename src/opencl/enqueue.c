@@ -168,8 +168,8 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
     if (b) cls__batch_stall_queue(b, t->q);
     cls__fold_status(&worst, CL_SUBMITTED);
   }
-  /* Only read here: cls__pos_status is what learns completion. */
-  cl_int st = cls__pos_status(&t->last);
+  /* Only read here: cls__last_status is what learns completion. */
+  cl_int st = cls__last_status(t);
   if (st != CL_COMPLETE) {
     if (b && t->last.ev) {
       clRetainEvent(t->last.ev);
@@ -322,28 +322,28 @@ void cls__ocl_position(cls__bstream *t) {
   cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) return; /* still unnamed: the caller copes */
-  cls__ocl_flush(t->q);          /* someone is about to wait for it */
+  if (t->dev->facts.flush_waited) cls__ocl_flush(t->q); /* a wait is next */
   /* Counted as a barrier (no timestamps) even where it is the marker. */
-  cl_event old = cls__pos_advance(&t->last, ev, 0, 1);
-  if (old) clReleaseEvent(old);
+  cls__last_drop(cls__last_advance(t, ev, 0, 1, NULL));
 }
 
 /* The common part of the two ends of a successful enqueue: the waits are
  * consumed and the stream is listed busy.  `ev` is the command's event,
  * or NULL for a command enqueued without one. */
-static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev) {
+static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev,
+                        cls__btoken *tok) {
   /* The waits are consumed (other streams read them under last_lock;
    * only holders of s->lock change them, and that is us). */
   pthread_mutex_lock(&s->last_lock);
   unsigned consumed = s->nwaits;
   s->nwaits = 0;
   atomic_store_explicit(&s->has_waits, 0, memory_order_release);
-  cl_event old = cls__pos_advance(&s->last, ev, b->work, b->barrier);
+  cls__last_ref old = cls__last_advance(s, ev, b->work, b->barrier, tok);
   int add = s->blocking && !s->in_busy;
   if (add) s->in_busy = 1;
   pthread_mutex_unlock(&s->last_lock);
   for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
-  if (old) clReleaseEvent(old);
+  cls__last_drop(old);
   if (add) cls__ocl_busy_add(s);
 }
 
@@ -360,9 +360,10 @@ static void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
  * without is flushed at once where the driver may otherwise leave it
  * unstarted (facts.flush_to_start), and on drivers measured to start work
  * without a flush (NVIDIA's, PoCL) when its position is named
- * (cls__ocl_position), which every wait on it does first. */
+ * (cls__ocl_position), which every wait on it does first; on NVIDIA's,
+ * which submits at enqueue, not even then (facts.flush_waited). */
 void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b) {
-  cls__end_ok(s, b, NULL);
+  cls__end_ok(s, b, NULL, NULL);
   if (s->dev->facts.flush_to_start) cls__ocl_flush(s->q);
   cls__end_release(s, b);
 }
@@ -374,17 +375,30 @@ void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok, cl_event ev) {
     cls__ocl_end(s, b, ok ? ev : NULL);
 }
 
-void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
-  if (ev) {
-    cls__end_ok(s, b, ev);
-    cls__ocl_flush(s->q);
-    if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
-  }
+/* The end of a successful command with an event, held by tok or (tok
+ * NULL) by the stream. */
+static void cls__end_named(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
+                           cls__btoken *tok) {
+  cls__end_ok(s, b, ev, tok);
+  if (s->dev->facts.flush_waited) cls__ocl_flush(s->q);
+  if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   cls__end_release(s, b);
 }
 
+void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  if (ev)
+    cls__end_named(s, b, ev, NULL);
+  else
+    cls__end_release(s, b);
+}
+
+void cls__ocl_end_record(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
+                         cls__btoken *t) {
+  cls__end_named(s, b, ev, t);
+}
+
 void cls__ocl_end_unflushed(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
-  cls__end_ok(s, b, ev);
+  cls__end_ok(s, b, ev, NULL);
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   cls__end_release(s, b);
 }

@@ -36,7 +36,7 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   cl_event ev = NULL;
   pthread_mutex_lock(&s->last_lock);
   cls__ocl_pos *p = &s->last;
-  int done = cls__pos_known_done(p);
+  int done = cls__last_known_done(s);
   /* Whether a marker enqueued now would follow device work only (or an
    * idle queue), with nothing gated by a user event before it. */
   *after_work = p->unnamed || !p->ev || p->work || done;
@@ -48,7 +48,7 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   } else if (timed && (p->barrier || (!p->work && s->dev->timing_fallback))) {
     /* A barrier has no timestamps kept; a marker's are not to be trusted
      * on this device. */
-  } else if (cls__pos_status(p) != CL_COMPLETE) {
+  } else if (cls__last_status(s) != CL_COMPLETE) {
     /* A failed newest command stands for the record too: it fails. */
     ev = p->ev;
     clRetainEvent(ev);
@@ -97,6 +97,12 @@ clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
     *complete = 1;
     return *out ? clsSuccess : clsErrorMemoryAllocation;
   }
+  /* The token first: out of host memory, nothing is enqueued. */
+  cls__btoken *t = cls__ocl_token_reserve(s->dev);
+  if (!t) {
+    cls__ocl_end(s, &b, NULL);
+    return clsErrorMemoryAllocation;
+  }
   b.what = "record";
   b.cat = "marker";
   /* A marker where the device stamps it right; else a copy. */
@@ -124,13 +130,18 @@ clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
     b.barrier = 1;
     err = clEnqueueBarrierWithWaitList(s->q, b.n, b.list, &ev);
   }
-  work = b.work;
-  barrier = b.barrier;
-  if (err == CL_SUCCESS) clRetainEvent(ev); /* one for the stream */
-  cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
-  if (err != CL_SUCCESS) return cls__ocl_error(err, "recording the event");
-  *out = cls__ocl_token_new(s->dev, ev, work, barrier);
-  return *out ? clsSuccess : clsErrorMemoryAllocation;
+  if (err != CL_SUCCESS) {
+    cls__ocl_end(s, &b, NULL);
+    cls__b_token_release(t);
+    return cls__ocl_error(err, "recording the event");
+  }
+  /* One driver reference, held by the token for the event and the
+   * stream both (the stream learns from the token when a wait on the
+   * record saw it complete). */
+  cls__ocl_token_place(t, ev, b.work, b.barrier);
+  cls__ocl_end_record(s, &b, ev, t);
+  *out = t;
+  return clsSuccess;
 }
 
 clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {

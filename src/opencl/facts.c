@@ -48,6 +48,19 @@
  *   path flushes after every command.  NVIDIA's driver (580) and PoCL (3.1
  *   and 5.0) were measured to start unflushed work on their own
  *   (DRIVER-COSTS.md); every other driver is assumed not to.
+ * - flush_waited: a command that the host or another queue will wait
+ *   for (one with an event: a record's marker, a copy someone waits for;
+ *   a position named for a wait) is flushed at once, so that it has
+ *   started by the time anyone waits.  Not on NVIDIA's driver, which
+ *   submits work at enqueue: an idle marker left unflushed, with no
+ *   OpenCL call after it, ran 10-12 us after it was queued, as a flushed
+ *   one did (12-17 us), while a clFlush costs 1.5-1.9 us there (H200,
+ *   driver 580; docs/devices.md), most of what a record on an idle stream
+ *   cost over raw OpenCL's marker.  PoCL's unflushed markers ran as
+ *   promptly (3.1: 15-23 us, 5.0: 20-48 us) but its flushes cost 5 ns, so
+ *   it keeps them.  Always on where flush_to_start is.
+ *   CLSTREAM_FLUSH_WAITED=0 or 1 forces it off or on elsewhere, so that
+ *   CI on PoCL runs NVIDIA's path too.
  * - command_events: launches, copies and fills ask the driver for their
  *   events (stream.c, the command path).  Not on NVIDIA's driver, where
  *   asking costs more than the command (+7.1 us on a 4.9 us launch) while
@@ -177,6 +190,9 @@ void cls__facts_read(cls__ocl_device *d) {
   int nvidia = strstr(d->plat->name, "NVIDIA") != NULL;
   f->flush_to_start =
       !nvidia && !strstr(d->plat->name, "Portable Computing Language");
+  const char *fw = getenv("CLSTREAM_FLUSH_WAITED");
+  f->flush_waited = f->flush_to_start ||
+                    (fw && (*fw == '0' || *fw == '1') ? *fw == '1' : !nvidia);
   const char *ce = getenv("CLSTREAM_COMMAND_EVENTS");
   f->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
   cl_uint bits = 0;

@@ -124,6 +124,8 @@ typedef struct cls__ocl_facts {
                          (where flush_runs, or CLSTREAM_HOST_INLINE=1) */
   size_t base_align;  /* CL_DEVICE_MEM_BASE_ADDR_ALIGN in bytes */
   int flush_to_start; /* an unflushed command may never start */
+  int flush_waited;   /* commands someone will wait for are flushed at
+                         once (not where the driver submits at enqueue) */
   int command_events; /* launches, copies and fills ask for their events */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
@@ -239,6 +241,14 @@ cls__btoken *cls__ocl_token_new(cls__ocl_device *d, cl_event ev, int work,
  * time is `stamp` (d->facts.host_clock).  NULL with a reason when out of
  * host memory. */
 cls__btoken *cls__ocl_token_stamped(cls__ocl_device *d, cl_ulong stamp);
+/* A token of d standing for no command yet, one reference: a record's,
+ * made before its command is enqueued so that running out of host memory
+ * enqueues nothing.  NULL with a reason when out of host memory. */
+cls__btoken *cls__ocl_token_reserve(cls__ocl_device *d);
+/* The reserved token t stands for ev (retained, handed over), of kind
+ * work/barrier, and gains a reference for the stream whose newest command
+ * ev becomes (cls__ocl_end_record): one driver reference for both. */
+void cls__ocl_token_place(cls__btoken *t, cl_event ev, int work, int barrier);
 /* A token for the work issued to s so far (timed: it has an end time),
  * enqueueing at most one command (event.c).  *out NULL: known complete
  * (untimed only); a token with no command (pos.ev NULL) is complete too. */
@@ -275,11 +285,37 @@ struct cls__bstream {
    * lock-free cls__pos_known_done(&last). */
   pthread_mutex_t last_lock;
   cls__ocl_pos last;
+  /* The record token whose command last.ev is, or NULL: the stream then
+   * holds last.ev through a reference to the token (the driver's one
+   * reference serves both), and learns from the token when a wait on the
+   * record saw it complete (cls__last_known_done).  Under last_lock. */
+  cls__btoken *last_tok;
   int in_busy; /* listed in dev->busy (under last_lock) */
 
   /* Device stream list (under dev->streams_lock). */
   struct cls__bstream *next, *prev;
 };
+
+/* What a stream let go of when its newest command moved on, released by
+ * cls__last_drop once last_lock is dropped. */
+typedef struct cls__last_ref {
+  cl_event ev;
+  cls__btoken *tok;
+} cls__last_ref;
+/* s's newest command moved on: cls__pos_advance of s->last, with ev's
+ * reference held by the record token `tok` (NULL: by the stream itself).
+ * Under last_lock (position.c). */
+cls__last_ref cls__last_advance(struct cls__bstream *s, cl_event ev, int work,
+                                int barrier, cls__btoken *tok);
+void cls__last_drop(cls__last_ref r);
+/* Whether s's newest command is known complete, from the stream's own
+ * position or from the record token that shares its command (a wait on
+ * the record saw it complete: then the stream's position learns it, with
+ * no driver call).  Under last_lock. */
+int cls__last_known_done(struct cls__bstream *s);
+/* cls__pos_status of s's newest command, after cls__last_known_done.
+ * Under last_lock. */
+cl_int cls__last_status(struct cls__bstream *s);
 
 /* A record's token (backend.h): a position that never moves, shared by
  * reference count between the front's event, stream waits and the
@@ -419,6 +455,10 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b);
  * dropped and the queue is flushed; on failure (ev NULL) the waits stay
  * pending for the next command.  Unlocks s->lock. */
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+/* cls__ocl_end of a record's command: ev's reference is held by the
+ * token `t` (cls__ocl_token_place gave it one for the stream). */
+void cls__ocl_end_record(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
+                         cls__btoken *t);
 /* cls__ocl_end of a successful enqueue (ev non-NULL, handed over) that
  * leaves the queue unflushed: for a command whose flush must wait (an
  * inline host job's gate, hostjob.c).  Unlocks s->lock. */

@@ -48,6 +48,39 @@ void cls__pos_reached(cls__ocl_pos *p, cl_event ev) {
     atomic_store_explicit(&p->done, 1, memory_order_release);
 }
 
+/* ---- A stream's newest command ----------------------------------------- */
+
+cls__last_ref cls__last_advance(cls__bstream *s, cl_event ev, int work,
+                                int barrier, cls__btoken *tok) {
+  cls__last_ref r = {NULL, NULL};
+  cl_event old = cls__pos_advance(&s->last, ev, work, barrier);
+  if (!ev) return r; /* unnamed: last.ev and whoever holds it stay */
+  if (s->last_tok)
+    r.tok = s->last_tok; /* it held old */
+  else
+    r.ev = old;
+  s->last_tok = tok;
+  return r;
+}
+
+void cls__last_drop(cls__last_ref r) {
+  if (r.ev) clReleaseEvent(r.ev);
+  cls__b_token_release(r.tok);
+}
+
+int cls__last_known_done(cls__bstream *s) {
+  cls__ocl_pos *p = &s->last;
+  if (cls__pos_known_done(p)) return 1;
+  cls__btoken *t = s->last_tok;
+  if (!t || p->unnamed || !cls__pos_known_done(&t->pos)) return 0;
+  cls__pos_reached(p, p->ev);
+  return 1;
+}
+
+cl_int cls__last_status(cls__bstream *s) {
+  return cls__last_known_done(s) ? CL_COMPLETE : cls__pos_status(&s->last);
+}
+
 /* ---- Tokens (backend.h) ----------------------------------------------- */
 
 /* A token of d with one reference, standing for nothing (complete) yet,
@@ -77,6 +110,15 @@ cls__btoken *cls__ocl_token_new(cls__ocl_device *d, cl_event ev, int work,
   }
   (void)cls__pos_advance(&t->pos, ev, work, barrier);
   return t;
+}
+
+cls__btoken *cls__ocl_token_reserve(cls__ocl_device *d) {
+  return cls__token_alloc(d);
+}
+
+void cls__ocl_token_place(cls__btoken *t, cl_event ev, int work, int barrier) {
+  (void)cls__pos_advance(&t->pos, ev, work, barrier);
+  atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
 }
 
 cls__btoken *cls__ocl_token_stamped(cls__ocl_device *d, cl_ulong stamp) {

@@ -42,6 +42,7 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
   s->id = atomic_fetch_add(&next_id, 1) + 1;
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_stream(s);
   cls__pos_init(&s->last);
+  s->last_tok = NULL;
   pthread_mutex_init(&s->lock, NULL);
   pthread_mutex_init(&s->last_lock, NULL);
   pthread_mutex_lock(&d->streams_lock);
@@ -106,11 +107,15 @@ void cls__b_stream_destroy(cls__bstream *s) {
       break;
     }
   if (s->blocking) d->nblocking--;
+  /* The orphan list takes a driver reference of its own (the stream may
+   * hold last.ev through a record's token, released below). */
   cl_event last = s->last.ev;
-  if (last && (cls__pos_status(&s->last) == CL_COMPLETE ||
+  if (last && s->last_tok) clRetainEvent(last);
+  if (last && (cls__last_status(s) == CL_COMPLETE ||
                !cls__ocl_orphan_add(d, last, s->blocking)))
     clReleaseEvent(last);
   pthread_mutex_unlock(&d->busy_lock);
+  cls__b_token_release(s->last_tok);
   clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
   pthread_mutex_destroy(&s->lock);
   pthread_mutex_destroy(&s->last_lock);
@@ -201,7 +206,7 @@ static cl_event cls__last(cls__bstream *s) {
     pthread_mutex_lock(&s->last_lock);
   }
   cl_event ev = s->last.ev;
-  if (ev && !cls__pos_known_done(&s->last))
+  if (ev && !cls__last_known_done(s))
     clRetainEvent(ev);
   else
     ev = NULL;
@@ -263,7 +268,7 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
   cl_int st = cls__ocl_waits_status(s, NULL);
   if (st == CL_COMPLETE) {
     cls__ocl_position(s);
-    st = cls__pos_status(&s->last);
+    st = cls__last_status(s);
   }
   pthread_mutex_unlock(&s->last_lock);
   if (st < 0) return cls__ocl_failed(st);

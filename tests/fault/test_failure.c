@@ -25,6 +25,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define FAIL_STATUS (-9999)
 #define SOON_MS 5000
@@ -398,12 +399,23 @@ START_TEST(failed_flush_is_retried) {
   clsEvent_t e;
   CK_OK(clsEventCreate(&e));
   CK_OK(clsEventRecord(e, s));
-  ck_assert_int_ge(flushes(), 1);
-  double t0 = now_ms();
-  while (flushes() < 2 && now_ms() - t0 < SOON_MS) sleep_ms(1);
-  ck_assert_msg(flushes() >= 2, "the failed flush was never retried");
-  CK_OK(clsStreamSynchronize(s));
-  dev_expect(d, 5, 256, "the buffer behind the failed flush");
+  const char *fw = getenv("CLSTREAM_FLUSH_WAITED");
+  if (fw && !strcmp(fw, "0")) {
+    /* NVIDIA's path (facts.c, flush_waited): the driver submits at
+     * enqueue, so not even a record is flushed; the work is done all the
+     * same, with no flush at all. */
+    ck_assert_int_eq(flushes(), 0);
+    CK_OK(clsStreamSynchronize(s));
+    dev_expect(d, 5, 256, "the buffer of the unflushed commands");
+    ck_assert_int_eq(flushes(), 0);
+  } else {
+    ck_assert_int_ge(flushes(), 1);
+    double t0 = now_ms();
+    while (flushes() < 2 && now_ms() - t0 < SOON_MS) sleep_ms(1);
+    ck_assert_msg(flushes() >= 2, "the failed flush was never retried");
+    CK_OK(clsStreamSynchronize(s));
+    dev_expect(d, 5, 256, "the buffer behind the failed flush");
+  }
   CK_OK(clsEventDestroy(e));
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
