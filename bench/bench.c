@@ -109,7 +109,8 @@ static const scenario SCEN[SC_COUNT] = {
     [SC_ALLOC_ASYNC] = {"alloc_async",
                         "64 KiB alloc + tiny kernel + free, 16 per sync: "
                         "ours stream-ordered (clsMallocAsync/clsFreeAsync), "
-                        "raw malloc + kernel + wait + free",
+                        "raw OpenCL malloc + kernel + wait + free, raw CUDA "
+                        "cudaMallocAsync/cudaFreeAsync",
                         16, 5000, 1500, 50},
 };
 
