@@ -73,9 +73,13 @@
  *   CLOCK_MONOTONIC_RAW; NVIDIA's driver: none, its clock runs 73-90 us
  *   ahead of CLOCK_REALTIME), and none where two host clocks fit.  A
  *   timed record on an idle stream then reads that clock and enqueues
- *   nothing (event.c).  CLSTREAM_HOST_CLOCK=0 turns it off.
+ *   nothing (event.c).  CLSTREAM_HOST_CLOCK=0 turns it off.  The choice
+ *   from the samples is a pure function, cls__facts_pick_host_clock in
+ *   facts.h, which test_device checks without a device.
  */
 #include "ocl.h"
+
+#include "facts.h"
 
 #include <CL/cl_icd.h>
 
@@ -223,25 +227,27 @@ static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
 }
 
 /* Which host clock the device's profiling clock is, if any (a clockid_t
- * plus 1, or 0): the one for which, five times over, a marker enqueued on
- * an idle queue is queued and ended between the host's readings just
- * before the enqueue and just after the wait.  PoCL stamps with
- * CLOCK_MONOTONIC_RAW; NVIDIA's driver with CLOCK_REALTIME plus 73-90 us
- * (DRIVER-COSTS.md), whose END comes after the host's reading, so it has
- * none.  Where two host clocks both fit (CLOCK_MONOTONIC and its raw form
- * agree to within the window, as they may soon after boot), neither is
- * taken: they drift apart as NTP slews one of them. */
+ * plus 1, or 0).  Each candidate gets five samples (a marker enqueued on
+ * an idle queue between two readings of that clock, facts.h), and
+ * cls__facts_pick_host_clock takes the one clock all of whose samples
+ * fit, none where two do.  PoCL stamps with CLOCK_MONOTONIC_RAW; NVIDIA's
+ * driver with CLOCK_REALTIME plus 73-90 us (DRIVER-COSTS.md), whose END
+ * comes after the host's reading, so it has none.  A clock stops being
+ * sampled at its first sample that does not fit. */
+#define CLS__CLOCK_SAMPLES 5
 static int cls__find_host_clock(cl_command_queue q) {
   static const clockid_t clocks[] = {CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC,
                                      CLOCK_REALTIME, CLOCK_BOOTTIME};
-  int found = 0;
-  for (size_t c = 0; c < sizeof clocks / sizeof clocks[0]; ++c) {
-    int ok = 1;
-    for (int i = 0; i < 5 && ok; ++i) {
+  enum { nclocks = sizeof clocks / sizeof clocks[0] };
+  cls__clock_sample samples[nclocks * CLS__CLOCK_SAMPLES];
+  memset(samples, 0, sizeof samples); /* ok 0: not taken */
+  for (int c = 0; c < nclocks; ++c) {
+    for (int i = 0; i < CLS__CLOCK_SAMPLES; ++i) {
+      cls__clock_sample *sm = &samples[c * CLS__CLOCK_SAMPLES + i];
       struct timespec a, b;
       cl_event ev = NULL;
       cl_ulong queued = 0, end = 0;
-      ok =
+      sm->ok =
           clock_gettime(clocks[c], &a) == 0 &&
           clEnqueueMarkerWithWaitList(q, 0, NULL, &ev) == CL_SUCCESS &&
           clFinish(q) == CL_SUCCESS && clock_gettime(clocks[c], &b) == 0 &&
@@ -250,14 +256,17 @@ static int cls__find_host_clock(cl_command_queue q) {
           clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end,
                                   &end, NULL) == CL_SUCCESS;
       if (ev) clReleaseEvent(ev);
-      cl_ulong ta = (cl_ulong)a.tv_sec * 1000000000u + (cl_ulong)a.tv_nsec;
-      cl_ulong tb = (cl_ulong)b.tv_sec * 1000000000u + (cl_ulong)b.tv_nsec;
-      ok = ok && ta <= queued && queued <= end && end <= tb;
+      if (sm->ok) {
+        sm->before = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
+        sm->after = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
+        sm->queued = queued;
+        sm->end = end;
+      }
+      if (!cls__clock_sample_fits(sm)) break;
     }
-    if (ok && found) return 0; /* two clocks fit: they agree only now */
-    if (ok) found = (int)clocks[c] + 1;
   }
-  return found;
+  int c = cls__facts_pick_host_clock(samples, nclocks, CLS__CLOCK_SAMPLES);
+  return c < 0 ? 0 : (int)clocks[c] + 1;
 }
 
 static void cls__validate_timestamps(cls__ocl_device *d) {
@@ -299,7 +308,7 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
     cls__set_marker_facts(d, work, gate);
     ok = work && gate;
     /* A fill of `size` bytes that takes no time (or a resolution of 0)
-     * means the timestamps cannot time work (facts.c). */
+     * means the timestamps cannot time work (no_timestamps, above). */
     cl_ulong start = 0;
     if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start,
                                 &start, NULL) != CL_SUCCESS)
