@@ -1,6 +1,9 @@
 /* Devices: count, selection (clsSetDevice, CLSTREAM_DEVICE), properties,
- * priority range, clsDeviceSynchronize. */
+ * priority range, clsDeviceSynchronize, and the OpenCL backend's choice of
+ * a host clock from its start-up samples (src/opencl/facts.h). */
 #include "support.h"
+
+#include "opencl/facts.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -432,6 +435,93 @@ START_TEST(env_device_bad_index) {
 }
 END_TEST
 
+/* ---- The host clock's choice (facts.h, no device) ----------------------
+ *
+ * At start-up the OpenCL backend samples each candidate host clock five
+ * times (an idle marker between two readings of that clock) and takes the
+ * one clock all of whose samples fit the marker's stamps: none where none
+ * fits, and none where two fit (they agree only for now). */
+
+enum { NCLOCKS = 4, NSAMPLES = 5 };
+
+/* A sample whose stamps lie between the host's readings. */
+static cls__clock_sample fitting(uint64_t t) {
+  return (cls__clock_sample){1, t, t + 10, t + 20, t + 30};
+}
+
+/* Every sample of clock c fits. */
+static void all_fit(cls__clock_sample *s, int c) {
+  for (int i = 0; i < NSAMPLES; ++i)
+    s[c * NSAMPLES + i] = fitting(1000u * (uint64_t)(i + 1));
+}
+
+/* Every sample of clock c is 80 us ahead of the host's readings (as
+ * NVIDIA's stamps are against CLOCK_REALTIME). */
+static void all_ahead(cls__clock_sample *s, int c) {
+  for (int i = 0; i < NSAMPLES; ++i) {
+    cls__clock_sample *x = &s[c * NSAMPLES + i];
+    *x = fitting(1000u * (uint64_t)(i + 1));
+    x->queued += 80000;
+    x->end += 80000;
+  }
+}
+
+START_TEST(host_clock_only_one_fits) {
+  cls__clock_sample s[NCLOCKS * NSAMPLES] = {{0}};
+  for (int c = 0; c < NCLOCKS; ++c) all_ahead(s, c);
+  all_fit(s, 2);
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES), 2);
+  all_ahead(s, 2);
+  all_fit(s, 0);
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES), 0);
+  /* A clock's samples left untaken (ok 0, as after a sample that did not
+   * fit) never make it fit; equal stamps and readings do fit. */
+  memset(s, 0, sizeof s);
+  s[3 * NSAMPLES] = fitting(5);
+  for (int i = 0; i < NSAMPLES; ++i)
+    s[1 * NSAMPLES + i] = (cls__clock_sample){1, 7, 7, 7, 7};
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES), 1);
+}
+END_TEST
+
+START_TEST(host_clock_none_fits) {
+  cls__clock_sample s[NCLOCKS * NSAMPLES] = {{0}};
+  for (int c = 0; c < NCLOCKS; ++c) all_ahead(s, c);
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES), -1);
+  /* One sample out of five that does not fit spoils its clock, whichever
+   * way it misses: END after the host's second reading, QUEUED before its
+   * first, END before QUEUED, or a failed driver call. */
+  static const int ways = 4;
+  for (int way = 0; way < ways; ++way) {
+    all_fit(s, 1);
+    cls__clock_sample *x = &s[1 * NSAMPLES + 3];
+    if (way == 0) x->end = x->after + 1;
+    if (way == 1) x->queued = x->before - 1;
+    if (way == 2) x->end = x->queued - 1;
+    if (way == 3) x->ok = 0;
+    ck_assert_msg(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES) == -1,
+                  "a clock with a sample that misses (way %d) was taken", way);
+  }
+  /* No samples at all: nothing fits. */
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, 0), -1);
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, 0, NSAMPLES), -1);
+}
+END_TEST
+
+START_TEST(host_clock_two_fit_gives_none) {
+  cls__clock_sample s[NCLOCKS * NSAMPLES] = {{0}};
+  for (int c = 0; c < NCLOCKS; ++c) all_ahead(s, c);
+  all_fit(s, 0); /* CLOCK_MONOTONIC_RAW */
+  all_fit(s, 1); /* CLOCK_MONOTONIC, agreeing with it for now */
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES), -1);
+  all_ahead(s, 1);
+  all_fit(s, 3); /* any two, not only neighbours */
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES), -1);
+  for (int c = 0; c < NCLOCKS; ++c) all_fit(s, c);
+  ck_assert_int_eq(cls__facts_pick_host_clock(s, NCLOCKS, NSAMPLES), -1);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("device");
   TCase *tc = tcase_timed("device", 60);
@@ -453,6 +543,9 @@ int main(void) {
   tcase_add_test(tc, simulator_ranks_last);
   tcase_add_test(tc, env_device_bad_name);
   tcase_add_test(tc, env_device_bad_index);
+  tcase_add_test(tc, host_clock_only_one_fits);
+  tcase_add_test(tc, host_clock_none_fits);
+  tcase_add_test(tc, host_clock_two_fit_gives_none);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -777,6 +777,72 @@ START_TEST(relaunch_same_kernel_new_arguments) {
 }
 END_TEST
 
+/* On a buffer-memory device (forced here with CLSTREAM_MEMORY=buffers) a
+ * kernel pointer argument is a cl_mem, the allocation's buffer or a
+ * sub-buffer, which a free releases: the backend's kernel-argument cache
+ * must never skip setting one, however often the same slot is launched.
+ * The same kernel gets two allocations in turn at the same argument slot,
+ * with every other argument equal, then an allocation freed and a new one
+ * made of the same size (the reservation's addresses are free at once, so
+ * the new one usually lands at the freed pointer, which is what a cache
+ * keyed on pointers would confuse), at the start and inside at a
+ * sub-buffer offset.  Each launch must write where it was told to. */
+START_TEST(buffer_pointer_args_never_cached) {
+  if (!forked_or_skip("buffer_pointer_args_never_cached")) return;
+  setenv("CLSTREAM_MEMORY", "buffers", 1);
+  enum { N = 1024 };
+  arith a;
+  arith_load(&a);
+  int dev = -1;
+  CK_OK(clsGetDevice(&dev));
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  ck_assert_int_eq(p.bufferMemory, 1);
+  int u = (int)(p.bufferArgAlign / sizeof(int));
+  if (u < 1) u = 1;
+  ck_assert_int_le(u + 64, N);
+  int *x = dev_ints(N), *y = dev_ints(N);
+  dev_set(x, 0, N);
+  dev_set(y, 0, N);
+  /* Two allocations at the same slot, with no free between. */
+  for (int v = 1; v <= 3; ++v) {
+    CK_OK(launch_fill(&a, NULL, x, v, 64));
+    CK_OK(launch_fill(&a, NULL, y, v, 64));
+    CK_OK(clsStreamSynchronize(NULL));
+    dev_expect(x, v, 64, "x, launched first");
+    dev_expect(y, v, 64, "y, launched after x at the same slot");
+  }
+  /* The slot's last pointer, then its allocation freed and a new one
+   * made, and the same pointer first again: it must reach the new buffer.
+   * Even rounds: the allocation's start; odd rounds: a sub-buffer. */
+  int reused = 0;
+  for (int round = 0; round < 4; ++round) {
+    int off = round % 2 ? u : 0, other = round % 2 ? 0 : u;
+    int *old = x;
+    CK_OK(launch_fill(&a, NULL, x + other, 10 + round, 64));
+    CK_OK(launch_fill(&a, NULL, x + off, 20 + round, 64)); /* the slot's */
+    CK_OK(clsStreamSynchronize(NULL));
+    dev_expect(x + off, 20 + round, 64, "x before the free");
+    CK_OK(clsFree(x));
+    x = dev_ints(N);
+    reused += x == old;
+    dev_set(x, 0, N);
+    CK_OK(launch_fill(&a, NULL, x + off, 30 + round, 64)); /* same pointer */
+    CK_OK(clsStreamSynchronize(NULL));
+    dev_expect(x + off, 30 + round, 64, "the new x at the slot's pointer");
+    CK_OK(launch_fill(&a, NULL, y, 50 + round, 64));
+    CK_OK(clsStreamSynchronize(NULL));
+    dev_expect(y, 50 + round, 64, "y after the new x");
+  }
+  if (!reused)
+    fprintf(stderr, "buffer_pointer_args_never_cached: no new allocation "
+                    "landed at a freed one's address this run\n");
+  CK_OK(clsFree(x));
+  CK_OK(clsFree(y));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Unloaded modules and their functions -> InvalidResourceHandle; launches
  * already enqueued still run. */
 START_TEST(unload_handles_and_pending_launch) {
@@ -963,6 +1029,7 @@ int main(void) {
   tcase_add_test(tc, launch_refuses_host_pointers);
   tcase_add_test(tc_threads, launch_refuses_freed_memory);
   tcase_add_test(tc, relaunch_same_kernel_new_arguments);
+  tcase_add_test(tc, buffer_pointer_args_never_cached);
   tcase_add_test(tc_gate, unload_handles_and_pending_launch);
   tcase_add_test(tc_gate, launch_stream_order);
   tcase_add_test(tc, launch_other_param_types);

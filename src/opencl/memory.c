@@ -12,8 +12,9 @@
  *
  * Commands are chosen by where the pointers lie, not by the stream's
  * device: a buffer-backed side gets buffer commands (read, write, copy,
- * fill), everything else SVM commands, and two host sides on a device
- * without SVM a host job that copies on a worker thread.
+ * fill), everything else SVM commands, and host memory on both sides a
+ * host job instead where the device has no SVM command for it, or where
+ * the driver refused the SVM one (cls__host_side decides both).
  *
  * A copy touching memory of a device in another OpenCL context (another
  * platform) is staged through host memory by a host job in the stream's
@@ -386,8 +387,8 @@ static void cls__staging_run(cls__ocl_job *j) {
   cls__ocl_watch_done((cls__ocl_watch *)j); /* frees the staging copy */
 }
 
-/* A copy between two host sides on a device without SVM: a host job
- * (after the stream's earlier work; later work waits for it). */
+/* A copy or fill that cls__host_side gives the host: a host job (after
+ * the stream's earlier work; later work waits for it). */
 typedef struct cls__hcopy {
   void *dst;
   const void *src; /* NULL: a fill with `value` */
@@ -409,9 +410,9 @@ static void cls__hcopy_run(void *job, clsError_t status) {
 
 static clsError_t cls__reach(cls__bstream *s);
 
-/* A fill of host memory (clsMallocHost) on a device without SVM: a host
- * job, as for host-to-host copies (when blocking: on the caller's thread,
- * once the stream's earlier work is done). */
+/* A fill of host memory that cls__host_side gives the host: a host job,
+ * as for host-to-host copies (when blocking: on the caller's thread, once
+ * the stream's earlier work is done). */
 static clsError_t cls__host_fill(cls__bstream *s, void *dst, int value,
                                  size_t n, int blocking) {
   if (blocking) {
@@ -475,10 +476,68 @@ static clsError_t cls__host_copy(cls__bstream *s, void *dst, const void *src,
   return clsSuccess;
 }
 
+/* Whether p is host memory: pinned, mapped, registered or pageable, as
+ * opposed to device memory (SVM or a buffer, clsMalloc's or a pool's) or
+ * managed memory, which the driver always takes. */
+static int cls__host_memory(const void *p) {
+  cl_mem m;
+  size_t off;
+  if (cls__ocl_buffer_at(p, &m, &off, NULL)) return 0;
+  int kind = cls__mem_lookup(p, NULL, NULL, NULL);
+  return kind == CLS__MEM_NONE || kind == CLS__MEM_HOST ||
+         kind == CLS__MEM_HOST_MAPPED || kind == CLS__MEM_REGISTERED;
+}
+
+/* Whether a copy (src non-NULL) or a fill (src NULL) is the host's to do
+ * (cls__host_copy, cls__host_fill) rather than a driver command's: the one
+ * place that decides it, asked before the command (`refused` CL_SUCCESS)
+ * and again if the driver refused it (`refused` its error).
+ *
+ * A buffer-memory device has no SVM command to name host memory with, so
+ * there the host does every copy or fill with no buffer side.  On an SVM
+ * device host memory goes to clEnqueueSVMMemcpy and clEnqueueSVMMemFill,
+ * which OpenCL does not promise to take: clsMallocHost memory is a
+ * CL_MEM_ALLOC_HOST_PTR buffer kept mapped (cls__b_malloc_host), not
+ * clSVMAlloc memory, and a fill's pointer must be clSVMAlloc memory unless
+ * the device has fine-grained system SVM.  PoCL 3.1 takes both; PoCL 5.0,
+ * which looks the pointer up among its SVM allocations, refuses the fill
+ * with CL_INVALID_OPERATION (and takes the copy).  Where the driver
+ * refuses with CL_INVALID_OPERATION or CL_INVALID_VALUE and every side is
+ * host memory, the host does the command instead, in the same stream
+ * order; device memory is never written by the host. */
+static int cls__host_side(const cls__ocl_device *d, const void *dst,
+                          const void *src, cl_int refused) {
+  if (CLS__LIKELY(refused == CL_SUCCESS && !d->facts.buffers)) return 0;
+  if (refused == CL_SUCCESS) { /* a buffer-memory device: no buffer side */
+    cl_mem m;
+    size_t off;
+    return !cls__ocl_buffer_at(dst, &m, &off, NULL) &&
+           (!src || !cls__ocl_buffer_at(src, &m, &off, NULL));
+  }
+  if (refused != CL_INVALID_OPERATION && refused != CL_INVALID_VALUE) return 0;
+  return cls__host_memory(dst) && (!src || cls__host_memory(src));
+}
+
+/* The copy or fill that the driver refused (`err`, from `what`) and that
+ * cls__host_side gave the host, done there with the same `mode`. */
+static clsError_t cls__host_instead(cls__bstream *s, void *dst, const void *src,
+                                    int value, size_t n, int mode, cl_int err,
+                                    const char *what) {
+  /* Said only if the host fails too: a call that succeeds clears its
+   * reason (cls__finish), and the host's own would only come second. */
+  cls__reason(clsErrorNotSupported,
+              "%s refused host memory at %p (OpenCL error %d), and doing the "
+              "%s on the host instead failed too",
+              what, dst, (int)err, src ? "copy" : "fill");
+  if (src) return cls__host_copy(s, dst, src, n, mode);
+  return cls__host_fill(s, dst, value, n, mode == CLS__COPY_BLOCKING);
+}
+
 /* Enqueues an SVM copy of n bytes on s and, if `blocking`, waits for it.
  * With `stage` (holding the source) the stage is freed once the copy
  * completes or fails; where the enqueue itself fails, *enqueued is 0 and
- * the stage stays the caller's. */
+ * the stage stays the caller's.  A copy the driver refuses may be done on
+ * the host instead (cls__host_side), *enqueued 0 there too. */
 static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst, const void *src,
                                     size_t n, cls__staging *stage, int blocking,
                                     int *enqueued) {
@@ -494,6 +553,15 @@ static clsError_t cls__enqueue_copy(cls__bstream *s, void *dst, const void *src,
       s->dev, s->q, dst, src, n, b.n, b.list,
       blocking || stage ? &ev : cls__ocl_event_slot(s, &ev), &what);
   *enqueued = err == CL_SUCCESS;
+  if (err != CL_SUCCESS && cls__host_side(s->dev, dst, src, err)) {
+    cls__ocl_end(s, &b, NULL); /* nothing was enqueued */
+    /* A staged source is the caller's to free: the host job stages its
+     * own copy of it. */
+    int mode = blocking ? CLS__COPY_BLOCKING
+               : stage  ? CLS__COPY_STAGE
+                        : CLS__COPY_ASYNC;
+    return cls__host_instead(s, dst, src, 0, n, mode, err, what);
+  }
   if (stage && err == CL_SUCCESS) clRetainEvent(ev); /* the stage's */
   clsError_t r = cls__finish_cmd(s, &b, err, ev, blocking, what);
   if (stage && err == CL_SUCCESS) {
@@ -515,10 +583,7 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,
                          clsMemcpyKind kind, int mode) {
   (void)kind;            /* the commands follow where the pointers lie */
   mode &= CLS__COPY_HOW; /* OpenCL has no synchronous call of its own */
-  cl_mem m;
-  size_t off;
-  if (s->dev->facts.buffers && !cls__ocl_buffer_at(dst, &m, &off, NULL) &&
-      !cls__ocl_buffer_at(src, &m, &off, NULL))
+  if (cls__host_side(s->dev, dst, src, CL_SUCCESS))
     return cls__host_copy(s, dst, src, n, mode);
   cls__staging *staging = NULL;
   if (mode == CLS__COPY_STAGE) {
@@ -541,9 +606,7 @@ clsError_t cls__b_memcpy(cls__bstream *s, void *dst, const void *src, size_t n,
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int mode) {
   int blocking = (mode & CLS__COPY_HOW) == CLS__COPY_BLOCKING;
-  cl_mem m;
-  size_t off;
-  if (s->dev->facts.buffers && !cls__ocl_buffer_at(dst, &m, &off, NULL))
+  if (cls__host_side(s->dev, dst, NULL, CL_SUCCESS))
     return cls__host_fill(s, dst, value, n, blocking);
   cls__ocl_batch b;
   cl_event ev = NULL;
@@ -555,6 +618,12 @@ clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
   cl_int err = cls__ocl_enqueue_fill(
       s->dev, s->q, dst, (unsigned char)value, n, b.n, b.list,
       blocking ? &ev : cls__ocl_event_slot(s, &ev), &what);
+  if (err != CL_SUCCESS && cls__host_side(s->dev, dst, NULL, err)) {
+    cls__ocl_end(s, &b, NULL); /* nothing was enqueued */
+    return cls__host_instead(s, dst, NULL, value, n,
+                             blocking ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC,
+                             err, what);
+  }
   return cls__finish_cmd(s, &b, err, ev, blocking, what);
 }
 

@@ -163,7 +163,7 @@ typedef struct cls__ocl_device {
   _Atomic int opened; /* 1 ok, -1 failed */
   clsError_t open_err;
   cl_context ctx;
-  /* What the start-up timestamp check found (cls__validate_timestamps):
+  /* What the start-up timestamp check found (cls__facts_open, facts.c):
    * markers behind device work or on an idle queue are stamped on the
    * device's clock; markers behind a user event (a host-function gate, a
    * bridged wait) are too.  A timed record that would be a marker where
@@ -371,6 +371,14 @@ typedef struct cls__ocl_batch {
 cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d);
 /* Fills d->facts (d's other fields described already). */
 void cls__facts_read(cls__ocl_device *d);
+/* Decides the facts known only once d is opened (its context, scratch
+ * memory and map queue made): the start-up timestamp check sets
+ * facts.no_timestamps, facts.host_clock and the marker facts
+ * (markers_after_work, markers_after_gate, timing_fallback), then applies
+ * CLSTREAM_TIMING_FALLBACK and CLSTREAM_HOST_CLOCK.  Blocks on the
+ * device (a few commands on a queue of its own); called once, by the
+ * thread opening d under d->open_lock. */
+void cls__facts_open(cls__ocl_device *d);
 /* The OpenCL version calls to device d of platform p may use (12, 20,
  * 30): the lower of the platform's and the device's. */
 int cls__facts_version(cl_platform_id p, cl_device_id d);

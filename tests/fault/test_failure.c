@@ -423,6 +423,129 @@ START_TEST(failed_flush_is_retried) {
 }
 END_TEST
 
+/* CL_INVALID_OPERATION: what PoCL 5.0 returns for clEnqueueSVMMemFill
+ * on clsMallocHost memory, which is not clSVMAlloc memory. */
+#define REFUSED (-59)
+
+/* Whether the current device takes SVM commands for host memory (not a
+ * buffer-memory device, where the host does those copies and fills from
+ * the start and the refused call is never made). */
+static int svm_device(void) {
+  int dev;
+  clsDeviceProp p;
+  CK_OK(clsGetDevice(&dev));
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  return !p.bufferMemory;
+}
+
+/* From now on, the first call of `func` is refused as PoCL 5.0 refuses a
+ * fill of pinned memory; returns the counter of that function's calls. */
+static long (*refuse_first(const char *func))(void) {
+  shim();
+  long (*count)(void) = (long (*)(void))dlsym(RTLD_DEFAULT, "clsfault_count");
+  ck_assert_ptr_nonnull(count);
+  fault_config(1, REFUSED, func, 0, 0);
+  return count;
+}
+
+/* An asynchronous fill and copy of pinned memory that the driver refuses
+ * (clEnqueueSVMMemFill and clEnqueueSVMMemcpy return CL_INVALID_OPERATION)
+ * still succeed, done by the host in stream order: not before the stream's
+ * earlier work (a gate, then a device-to-pinned copy that the fill must
+ * overwrite), and before its later work. */
+START_TEST(refused_host_fill_and_copy_run_on_host_in_order) {
+  arith a;
+  arith_load(&a);
+  enum { n = 256 };
+  int *d = dev_ints(n), *pin = NULL, *pin2 = NULL;
+  CK_OK(clsMallocHost((void **)&pin, n * sizeof(int)));
+  CK_OK(clsMallocHost((void **)&pin2, n * sizeof(int)));
+  for (int i = 0; i < n; ++i) pin[i] = pin2[i] = 1;
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsDeviceSynchronize());
+  int svm = svm_device();
+
+  /* The fill. */
+  gate *g = gate_new();
+  gate_hold(g, s);
+  CK_OK(launch_fill(&a, s, d, 5, n));
+  CK_OK(clsMemcpyAsync(pin, d, n * sizeof(int), clsMemcpyDeviceToHost, s));
+  long (*calls)(void) = refuse_first("clEnqueueSVMMemFill");
+  CK_OK(clsMemsetAsync(pin, 0x02, n * sizeof(int), s));
+  if (svm) ck_assert_int_eq(calls(), 1); /* the driver was asked, refused */
+  CK_OK(launch_fill(&a, s, d, 6, n));    /* later work of the stream */
+  CK_OK(clsMemcpyAsync(pin2, d, n * sizeof(int), clsMemcpyDeviceToHost, s));
+  sleep_ms(SETTLE_MS);
+  host_expect(pin, 1, n, "pin while the gate holds the stream");
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  host_expect(pin, 0x02020202, n, "pin after the refused fill");
+  host_expect(pin2, 6, n, "pin2 after the work behind the fill");
+
+  /* The copy, pinned to pinned. */
+  g = gate_new();
+  gate_hold(g, s);
+  CK_OK(clsMemsetAsync(pin, 0x03, n * sizeof(int), s));
+  calls = refuse_first("clEnqueueSVMMemcpy");
+  CK_OK(clsMemcpyAsync(pin2, pin, n * sizeof(int), clsMemcpyHostToHost, s));
+  if (svm) ck_assert_int_eq(calls(), 1);
+  CK_OK(clsMemsetAsync(pin, 0x04, n * sizeof(int), s)); /* after the copy */
+  sleep_ms(SETTLE_MS);
+  host_expect(pin2, 6, n, "pin2 while the gate holds the stream");
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  host_expect(pin2, 0x03030303, n, "pin2 after the refused copy");
+  host_expect(pin, 0x04040404, n, "pin after the fill behind the copy");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFreeHost(pin));
+  CK_OK(clsFreeHost(pin2));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
+/* The same refused commands from the blocking calls (clsMemset of pinned
+ * memory, clsMemcpy host to host): done on the caller's thread after the
+ * legacy stream's earlier work, complete when the call returns, with no
+ * reason logged (CLSTREAM_LOG=1), since nothing failed. */
+START_TEST(refused_blocking_host_fill_and_copy) {
+  if (!forked_or_skip("refused_blocking_host_fill_and_copy")) return;
+  setenv("CLSTREAM_LOG", "1", 1);
+  arith a;
+  arith_load(&a);
+  enum { n = 256 };
+  int *d = dev_ints(n), *pin = NULL, *pin2 = NULL;
+  CK_OK(clsMallocHost((void **)&pin, n * sizeof(int)));
+  CK_OK(clsMallocHost((void **)&pin2, n * sizeof(int)));
+  CK_OK(clsDeviceSynchronize());
+  int svm = svm_device();
+  capture c;
+  capture_begin(&c);
+  CK_OK(launch_fill(&a, NULL, d, 5, n));
+  CK_OK(clsMemcpyAsync(pin, d, n * sizeof(int), clsMemcpyDeviceToHost, NULL));
+  long (*calls)(void) = refuse_first("clEnqueueSVMMemFill");
+  CK_OK(clsMemset(pin, 0x07, n * sizeof(int)));
+  long fills = calls();
+  host_expect(pin, 0x07070707, n, "pin after the refused clsMemset");
+  calls = refuse_first("clEnqueueSVMMemcpy");
+  CK_OK(clsMemcpy(pin2, pin, n * sizeof(int), clsMemcpyHostToHost));
+  long copies = calls();
+  host_expect(pin2, 0x07070707, n, "pin2 after the refused clsMemcpy");
+  char *log = capture_end(&c);
+  ck_assert_msg(!strstr(log, "clstream:"), "a reason was logged: %s", log);
+  free(log);
+  if (svm) {
+    ck_assert_int_eq(fills, 1);
+    ck_assert_int_eq(copies, 1);
+  }
+  CK_OK(clsFreeHost(pin));
+  CK_OK(clsFreeHost(pin2));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("failure");
   TCase *tc = tcase_timed("failed_commands", 30);
@@ -440,6 +563,9 @@ int main(void) {
   tcase_add_loop_test(tc, failed_pageable_copy_reports_launch_failure, 0, 2);
   tcase_add_loop_test(tc, error_is_not_sticky, 0, 2);
   tcase_add_test(tc, failed_flush_is_retried);
+  tcase_add_test(tc, refused_blocking_host_fill_and_copy);
   suite_add_tcase(s, tc);
+  TCase *tc_gate = tcase_tagged(s, "refused_gate", 30, "gate");
+  tcase_add_test(tc_gate, refused_host_fill_and_copy_run_on_host_in_order);
   return run_suite(s);
 }
