@@ -876,6 +876,34 @@ START_TEST(work_starts_without_a_later_call) {
 }
 END_TEST
 
+static void set_flag(void *arg) { atomic_store((atomic_int *)arg, 1); }
+
+/* The same for a host function behind a launch, on every device: neither
+ * the launch nor the host function's own commands may wait for a later
+ * clstream call to start (on NVIDIA's path, CLSTREAM_FLUSH_WAITED=0, none
+ * of them is flushed); the function's side effect is seen from the host. */
+START_TEST(host_fn_runs_without_a_later_call) {
+  arith k;
+  arith_load(&k);
+  int *d = dev_ints(256);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  atomic_int ran = 0;
+  CK_OK(launch_fill(&k, s, d, 78, 256));
+  CK_OK(clsLaunchHostFunc(s, set_flag, &ran));
+  /* From here on, no clstream call until the function has run. */
+  double t0 = now_ms();
+  while (!atomic_load(&ran) && now_ms() - t0 < 10000) sched_yield();
+  ck_assert_msg(atomic_load(&ran),
+                "a host function with no later call had not run after 10 s");
+  CK_OK(clsStreamSynchronize(s));
+  dev_expect(d, 78, 256, "the launch before the host function");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&k);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("stream");
   TCase *tc = tcase_timed("stream", 60);
@@ -896,6 +924,7 @@ int main(void) {
   tcase_add_test(tc, wait_event_invalid);
   tcase_add_test(tc_gate, wait_event_other_device);
   tcase_add_test(tc, host_fn_invalid);
+  tcase_add_test(tc, host_fn_runs_without_a_later_call);
   tcase_add_test(tc_gate, host_fn_order_and_thread);
   tcase_add_test(tc, host_fn_idle_stream_not_caller_thread);
   tcase_add_test(tc_gate, add_callback_runs_once);
