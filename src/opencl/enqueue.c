@@ -45,6 +45,7 @@ void cls__ocl_batch_init(cls__ocl_batch *b) {
  * left for that either is ev waited for here, locks held (the last
  * resort named in the lock table). */
 static void cls__batch_add(cls__ocl_batch *b, cl_event ev, int owned) {
+  if (CLS__UNLIKELY(!b->list)) cls__batch_reset(b); /* cls__begin's empty */
   if (b->n == b->cap) {
     cl_uint cap = b->cap * 2;
     cl_event *l = malloc(cap * sizeof *l);
@@ -125,6 +126,7 @@ void cls__ocl_busy_add(cls__bstream *s) {
   cls__ocl_device *d = s->dev;
   pthread_mutex_lock(&d->busy_lock);
   d->busy[d->nbusy++] = s;
+  atomic_store_explicit(&d->busy_any, 1, memory_order_release);
   pthread_mutex_unlock(&d->busy_lock);
 }
 
@@ -140,6 +142,7 @@ int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
   d->orphans[d->norphans].ev = ev;
   d->orphans[d->norphans].blocking = blocking;
   d->norphans++;
+  atomic_store_explicit(&d->busy_any, 1, memory_order_release);
   return 1;
 }
 
@@ -241,20 +244,42 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
       *o = d->orphans[--d->norphans];
     }
   }
+  if (!d->nbusy && !d->norphans)
+    atomic_store_explicit(&d->busy_any, 0, memory_order_relaxed);
   pthread_mutex_unlock(&d->busy_lock);
   return worst;
 }
 
+/* Whether the legacy stream may have work that blocking streams wait
+ * for: two atomic loads, no lock. */
+static inline int cls__legacy_pending(cls__ocl_device *d) {
+  cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
+  return l && (!cls__pos_known_done(&l->last) ||
+               atomic_load_explicit(&l->has_waits, memory_order_acquire));
+}
+
 /* Adds to b the legacy stream's pending work. */
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
+  if (!cls__legacy_pending(d)) return;
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
-  /* The hot path: an idle legacy stream costs two atomic loads. */
-  if (!l || (cls__pos_known_done(&l->last) &&
-             !atomic_load_explicit(&l->has_waits, memory_order_acquire)))
-    return;
   pthread_mutex_lock(&l->last_lock);
   cls__ocl_gather_stream(l, b);
   pthread_mutex_unlock(&l->last_lock);
+}
+
+/* Whether s's next command may have to wait for anything (s->lock held):
+ * its clsStreamWaitEvent waits, or with `gather` the legacy stream's
+ * implicit synchronization (blocking streams' work for the legacy
+ * stream, the legacy stream's work for a blocking stream).  No lock is
+ * taken: the device's busy_any and the legacy stream's known-done flags
+ * say "nothing" for every command another thread finished enqueueing
+ * before this call (they are set before its enqueue call returns). */
+static inline int cls__begin_waits_any(cls__bstream *s, int gather) {
+  if (s->nwaits) return 1;
+  if (!gather) return 0;
+  if (s->role == CLS__ROLE_LEGACY)
+    return atomic_load_explicit(&s->dev->busy_any, memory_order_acquire);
+  return s->blocking && cls__legacy_pending(s->dev);
 }
 
 /* cls__ocl_begin, gathering the legacy synchronization or not. */
@@ -271,9 +296,21 @@ void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
 #define CLS__STALL_ROUNDS 8
 
 static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
-  cls__ocl_batch_init(b);
+  b->nstall_q = b->nfinished = b->nstall_ev = 0;
+  b->what = b->cat = NULL;
+  b->from = NULL;
+  b->work = 0;
+  b->barrier = 0;
+  pthread_mutex_lock(&s->lock);
+  if (CLS__LIKELY(!cls__begin_waits_any(s, gather))) {
+    /* The common case: nothing to wait for, nothing gathered. */
+    b->list = NULL; /* OpenCL wants NULL for an empty list */
+    b->cap = 0;
+    b->n = b->npending = 0;
+    return;
+  }
   for (int round = 0;; ++round) {
-    pthread_mutex_lock(&s->lock);
+    if (round) pthread_mutex_lock(&s->lock);
     cls__batch_reset(b);
     /* Borrowed: cls__ocl_end releases them as consumed.  Gathering again,
      * those complete now are left out, so that each round gets further. */
@@ -302,10 +339,6 @@ static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
     cls__ocl_batch_unstall(b);
   }
   cls__ocl_batch_forget(b);
-  b->what = b->cat = NULL;
-  b->from = NULL;
-  b->work = 0;
-  b->barrier = 0;
   if (b->n == 0) b->list = NULL; /* OpenCL wants NULL for an empty list */
 }
 
@@ -330,14 +363,16 @@ void cls__ocl_position(cls__bstream *t) {
 /* The common part of the two ends of a successful enqueue: the waits are
  * consumed and the stream is listed busy.  `ev` is the command's event,
  * or NULL for a command enqueued without one. */
-static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev,
-                        cls__btoken *tok) {
+static inline void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b,
+                               cl_event ev, cls__btoken *tok) {
   /* The waits are consumed (other streams read them under last_lock;
    * only holders of s->lock change them, and that is us). */
   pthread_mutex_lock(&s->last_lock);
   unsigned consumed = s->nwaits;
-  s->nwaits = 0;
-  atomic_store_explicit(&s->has_waits, 0, memory_order_release);
+  if (CLS__UNLIKELY(consumed)) {
+    s->nwaits = 0;
+    atomic_store_explicit(&s->has_waits, 0, memory_order_release);
+  }
   cls__last_ref old = cls__last_advance(s, ev, b->work, b->barrier, tok);
   int add = s->blocking && !s->in_busy;
   if (add) s->in_busy = 1;
@@ -348,9 +383,11 @@ static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev,
 }
 
 /* Releases what cls__begin gathered, and s->lock. */
-static void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
-  for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
-  if (b->list != b->small) free(b->list); /* NULL when empty */
+static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
+  if (CLS__UNLIKELY(b->n)) {
+    for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
+    if (b->list != b->small) free(b->list);
+  }
   pthread_mutex_unlock(&s->lock);
 }
 

@@ -56,19 +56,23 @@ enum cls__arg_kind {
  * allocation table's generation is unchanged (no free since it was
  * checked), and only when it went to the driver as an SVM pointer or as
  * NULL: a buffer or sub-buffer argument is a cl_mem that a free or the
- * sub-buffer cache may release.  Values of up to CLS__ARG_KEEP bytes. */
+ * sub-buffer cache may release.  Values of 1, 2, 4, 8 or 16 bytes (every
+ * scalar and vector of up to CLS__ARG_KEEP bytes), kept zero-padded in
+ * `last` so that a compare is two integer compares. */
 #define CLS__ARG_KEEP 16
 typedef struct cls__argcache {
   int held; /* `last` is what the kernel object holds */
   int svm;  /* the last pointer set went as an SVM pointer (see below) */
   size_t gen;
-  unsigned char last[CLS__ARG_KEEP];
+  uint64_t last[2]; /* the value, or the pointer in last[0] */
 } cls__argcache;
 
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
   size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
   int kind;
+  int keep; /* a value the cache may skip (a size cls__arg_load reads,
+               with the function's keep_args) */
   cls__argcache held;
 } cls__oarg;
 
@@ -480,7 +484,12 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
       }
     }
     char *msg = NULL;
-    if (cls__classify(pi, name, i, &f->args[i], &msg) != 0 && f->bad < 0) {
+    cls__oarg *a = &f->args[i];
+    int bad = cls__classify(pi, name, i, a, &msg) != 0;
+    a->keep = f->keep_args && a->kind == CLS__ARG_VALUE &&
+              (a->size == 1 || a->size == 2 || a->size == 4 || a->size == 8 ||
+               a->size == CLS__ARG_KEEP);
+    if (bad && f->bad < 0) {
       f->bad = (int)i;
       f->bad_msg = msg;
     } else {
@@ -499,66 +508,122 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 
 /* ---- Launches ---------------------------------------------------------- */
 
-/* Sets f's arguments from args (under f->lock).  Stops at the first that
+/* The value of `size` bytes (1, 2, 4, 8 or 16) at a, zero-padded into
+ * v: fixed-size copies, each a plain load, for the argument cache. */
+static inline void cls__arg_load(uint64_t v[2], const void *a, size_t size) {
+  v[0] = v[1] = 0;
+  switch (size) {
+  case 1: {
+    uint8_t x;
+    memcpy(&x, a, 1);
+    v[0] = x;
+    break;
+  }
+  case 2: {
+    uint16_t x;
+    memcpy(&x, a, 2);
+    v[0] = x;
+    break;
+  }
+  case 4: {
+    uint32_t x;
+    memcpy(&x, a, 4);
+    v[0] = x;
+    break;
+  }
+  case 8:
+    memcpy(&v[0], a, 8);
+    break;
+  default: /* CLS__ARG_KEEP */
+    memcpy(v, a, 16);
+    break;
+  }
+}
+
+/* Sets pointer argument i of f to ptr (under f->lock), the argument
+ * cache told that it changed: NULL in the form of the parameter's last
+ * pointer, anything else as memory.c decides.  *what names the call or
+ * the rule that refused it. */
+static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f,
+                               cl_uint i, void *ptr, size_t gen,
+                               const char **what) {
+  cls__argcache *h = &f->args[i].held;
+  cl_int err;
+  int svm = h->svm;
+  h->held = 0;
+  if (!ptr) {
+    /* NULL in the form of the parameter's last pointer: NVIDIA's driver
+     * takes either form on a new kernel object, but after an SVM pointer
+     * only the SVM NULL, and after a buffer (or on a new object) only the
+     * buffer NULL; the other form is accepted by clSetKernelArg* and
+     * refused by the enqueue with CL_INVALID_KERNEL_ARGS (probed on the
+     * H200). */
+    *what = svm ? "clSetKernelArgSVMPointer" : "clSetKernelArg";
+    err = svm ? clSetKernelArgSVMPointer(f->k, i, NULL)
+              : clSetKernelArg(f->k, i, sizeof(cl_mem), NULL);
+  } else {
+    err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
+    if (err == CL_SUCCESS) h->svm = svm;
+  }
+  if (err == CL_SUCCESS && f->keep_args && (!ptr || svm)) {
+    h->last[0] = (uint64_t)(uintptr_t)ptr;
+    h->gen = gen;
+    h->held = 1;
+  }
+  return err;
+}
+
+/* Sets f's arguments from args (under f->lock), skipping those the
+ * kernel object holds already (cls__argcache).  Stops at the first that
  * fails: *i is its index (f->nargs when all were set) and *what names the
  * call or the rule that refused it (NULL: args[*i] is NULL). */
 static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
                             cl_uint *i, const char **what) {
+  /* Read once, before memory.c's lookups: a free after it makes every
+   * pointer cached now stale. */
+  const size_t gen = cls__mem_gen();
+  const cl_uint nargs = f->nargs;
   cl_int err = CL_SUCCESS;
-  for (*i = 0; *i < f->nargs; ++*i) {
-    const void *a = args[*i];
+  cl_uint n = 0;
+  for (; n < nargs; ++n) {
+    const void *a = args[n];
     if (CLS__UNLIKELY(!a)) {
+      *i = n;
       *what = NULL;
       return CL_INVALID_ARG_VALUE;
     }
-    cls__oarg *p = &f->args[*i];
+    cls__oarg *p = &f->args[n];
     cls__argcache *h = &p->held;
-    *what = "clSetKernelArg";
     if (p->kind == CLS__ARG_POINTER) {
-      /* SVM, a buffer, a sub-buffer or NULL: memory.c decides. */
       void *ptr = *(void *const *)a;
-      size_t gen = cls__mem_gen(); /* read before memory.c's lookup */
-      if (h->held && h->gen == gen && memcmp(h->last, &ptr, sizeof ptr) == 0)
+      if (h->held && h->gen == gen && h->last[0] == (uint64_t)(uintptr_t)ptr)
         continue;
+      err = cls__set_pointer(d, f, n, ptr, gen, what);
+    } else if (CLS__LIKELY(p->keep)) {
+      uint64_t v[2];
+      cls__arg_load(v, a, p->size);
+      if (h->held && h->last[0] == v[0] && h->last[1] == v[1]) continue;
       h->held = 0;
-      if (!ptr) {
-        /* NULL in the form of the parameter's last pointer: NVIDIA's
-         * driver takes either form on a new kernel object, but after an
-         * SVM pointer only the SVM NULL, and after a buffer (or on a new
-         * object) only the buffer NULL; the other form is accepted by
-         * clSetKernelArg* and refused by the enqueue with
-         * CL_INVALID_KERNEL_ARGS (probed on the H200). */
-        *what = h->svm ? "clSetKernelArgSVMPointer" : "clSetKernelArg";
-        err = h->svm ? clSetKernelArgSVMPointer(f->k, *i, NULL)
-                     : clSetKernelArg(f->k, *i, sizeof(cl_mem), NULL);
-      } else {
-        err = cls__ocl_set_pointer_arg(d, f->k, *i, ptr, what);
-        if (err == CL_SUCCESS)
-          h->svm = strcmp(*what, "clSetKernelArgSVMPointer") == 0;
-      }
-      if (err == CL_SUCCESS && f->keep_args &&
-          (!ptr || strcmp(*what, "clSetKernelArgSVMPointer") == 0)) {
-        memcpy(h->last, &ptr, sizeof ptr);
-        h->gen = gen;
+      *what = "clSetKernelArg";
+      err = clSetKernelArg(f->k, n, p->size, a);
+      if (CLS__LIKELY(err == CL_SUCCESS)) {
+        h->last[0] = v[0];
+        h->last[1] = v[1];
         h->held = 1;
       }
-    } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
-      int keep = f->keep_args && p->size <= CLS__ARG_KEEP;
-      if (keep && h->held && memcmp(h->last, a, p->size) == 0) continue;
-      h->held = 0;
-      err = clSetKernelArg(f->k, *i, p->size, a);
-      if (err == CL_SUCCESS && keep) {
-        memcpy(h->last, a, p->size);
-        h->held = 1;
-      }
+    } else if (p->kind == CLS__ARG_VALUE) {
+      *what = "clSetKernelArg";
+      err = clSetKernelArg(f->k, n, p->size, a);
     } else {
       unsigned char v3[CLS__VEC3_MAX] = {0};
       memcpy(v3, a, p->copy);
-      err = clSetKernelArg(f->k, *i, p->size, v3);
+      *what = "clSetKernelArg";
+      err = clSetKernelArg(f->k, n, p->size, v3);
     }
-    if (CLS__UNLIKELY(err != CL_SUCCESS)) return err;
+    if (CLS__UNLIKELY(err != CL_SUCCESS)) break;
   }
-  return CL_SUCCESS;
+  *i = n;
+  return err;
 }
 
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,

@@ -187,6 +187,12 @@ typedef struct cls__ocl_device {
   pthread_mutex_t busy_lock;
   struct cls__bstream **busy;
   unsigned nbusy, capbusy, nblocking; /* capbusy >= nblocking streams */
+  /* 0 only while the busy list and the orphans are empty: set by every
+   * addition (enqueue.c), cleared by the legacy gather that finds both
+   * empty, written under busy_lock and read without it, so that a legacy
+   * command with nothing to wait for takes no lock for it (a removal
+   * elsewhere leaves it set: the next gather clears it). */
+  _Atomic int busy_any;
   struct cls__ocl_orphan {
     cl_event ev;
     int blocking;
@@ -414,10 +420,12 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
  * an SVM pointer, NULL, or for buffer-backed memory the buffer itself (at
  * its start) or a sub-buffer (inside it, at an offset that is a multiple
  * of CL_DEVICE_MEM_BASE_ADDR_ALIGN; other offsets are refused with
- * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken.
- * Under the function's lock. */
+ * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken;
+ * *svm is 1 when the call made was clSetKernelArgSVMPointer (the
+ * argument now holds an SVM pointer), else 0.  Under the function's
+ * lock. */
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
-                                void *ptr, const char **what);
+                                void *ptr, const char **what, int *svm);
 
 /* A command queue on d: in order, with profiling when `profiling` is set
  * and at high priority when `high` is set and d has priority hints;
