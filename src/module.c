@@ -358,6 +358,24 @@ static inline int cls__config_ok(const cls__limits *lim, clsDim3 grid,
                    (unsigned long long)lim->max_threads_per_block;
 }
 
+/* The calling thread's last configuration that passed cls__config_ok,
+ * and its device (-1: none): device limits never change, so a launch
+ * that repeats it (the common case) compares six numbers instead. */
+static _Thread_local struct cls__config_memo {
+  clsDim3 grid, block;
+  int dev;
+} cls__tl_config CLS__TLS_FAST = {{0, 0, 0}, {0, 0, 0}, -1};
+
+static inline int cls__config_seen(int dev, clsDim3 grid, clsDim3 block,
+                                   size_t sharedMem) {
+  const struct cls__config_memo *m = &cls__tl_config;
+  return ((unsigned)(m->dev ^ dev) | (m->grid.x ^ grid.x) |
+          (m->grid.y ^ grid.y) | (m->grid.z ^ grid.z) |
+          (m->block.x ^ block.x) | (m->block.y ^ block.y) |
+          (m->block.z ^ block.z)) == 0 &&
+         sharedMem == 0;
+}
+
 clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
                            void **args, size_t sharedMem, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();
@@ -373,9 +391,14 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
   cls__bstream *bs;
   clsError_t err = cls__stream_resolve(s, &sdev, &bs, NULL, NULL);
   if (CLS__UNLIKELY(err != clsSuccess)) CLS__RETURN(err);
-  const cls__limits *lim = cls__device_limits(sdev);
-  if (CLS__UNLIKELY(!cls__config_ok(lim, grid, block, sharedMem)))
-    CLS__RETURN(cls__config_error(lim, grid, block, sharedMem));
+  if (CLS__UNLIKELY(!cls__config_seen(sdev, grid, block, sharedMem))) {
+    const cls__limits *lim = cls__device_limits(sdev);
+    if (!cls__config_ok(lim, grid, block, sharedMem))
+      CLS__RETURN(cls__config_error(lim, grid, block, sharedMem));
+    cls__tl_config.grid = grid;
+    cls__tl_config.block = block;
+    cls__tl_config.dev = sdev;
+  }
 
   /* As in CUDA, a kernel runs on any device, but only into a stream of
    * the current device. */

@@ -4,14 +4,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-/* The calling thread's last legacy stream and its device (-1: none yet),
- * so that naming the legacy stream costs no backend call: a device's
- * legacy stream, once created, lives as long as the library (backend.h). */
-static _Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
-static _Thread_local int cls__tl_legacy_dev CLS__TLS_FAST = -1;
+_Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
+_Thread_local int cls__tl_legacy_dev CLS__TLS_FAST = -1;
 
-clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
-                               unsigned *flags, int *priority) {
+clsError_t cls__stream_resolve_any(clsStream_t h, int *dev, cls__bstream **b,
+                                   unsigned *flags, int *priority) {
   if (h == NULL || h == clsStreamLegacy || h == clsStreamPerThread) {
     clsError_t e = cls__current_device(dev);
     if (CLS__UNLIKELY(e != clsSuccess)) return e;

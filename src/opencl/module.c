@@ -76,9 +76,59 @@ typedef struct cls__oarg {
   cls__argcache held;
 } cls__oarg;
 
+/* A function's lock (function.lock in ocl.h's table): held from a
+ * launch's first clSetKernelArg to its enqueue, never across a wait, and
+ * nearly always free, so taking and dropping it is one atomic operation
+ * each; a launch that finds it held sleeps on `cond` until it is given
+ * back.  `state`: 0 free, 1 held, 2 held and someone may be waiting. */
+typedef struct cls__flock {
+  atomic_int state;
+  pthread_mutex_t m; /* guards the sleep on cond */
+  pthread_cond_t cond;
+} cls__flock;
+
+static void cls__flock_init(cls__flock *l) {
+  atomic_init(&l->state, 0);
+  pthread_mutex_init(&l->m, NULL);
+  pthread_cond_init(&l->cond, NULL);
+}
+
+static void cls__flock_destroy(cls__flock *l) {
+  pthread_cond_destroy(&l->cond);
+  pthread_mutex_destroy(&l->m);
+}
+
+/* The contended take: marks the lock "waited for" (2) and sleeps until a
+ * give finds that mark and wakes it, then takes it still marked (a give
+ * then wakes whoever else may wait). */
+static CLS__NOINLINE void cls__flock_wait(cls__flock *l) {
+  pthread_mutex_lock(&l->m);
+  while (atomic_exchange_explicit(&l->state, 2, memory_order_acquire) != 0)
+    pthread_cond_wait(&l->cond, &l->m);
+  pthread_mutex_unlock(&l->m);
+}
+
+static inline void cls__flock_take(cls__flock *l) {
+  int free_ = 0;
+  if (CLS__UNLIKELY(!atomic_compare_exchange_strong_explicit(
+          &l->state, &free_, 1, memory_order_acquire, memory_order_relaxed)))
+    cls__flock_wait(l);
+}
+
+static inline void cls__flock_give(cls__flock *l) {
+  if (CLS__UNLIKELY(atomic_exchange_explicit(&l->state, 0,
+                                             memory_order_release) == 2)) {
+    /* A waiter set 2 under m before it slept: taking m here waits until
+     * it sleeps, so the broadcast cannot be lost. */
+    pthread_mutex_lock(&l->m);
+    pthread_cond_broadcast(&l->cond);
+    pthread_mutex_unlock(&l->m);
+  }
+}
+
 struct cls__bfunction {
   cl_kernel k;
-  pthread_mutex_t lock; /* held while the kernel's arguments are set */
+  cls__flock lock; /* held while the kernel's arguments are set */
   cl_uint nargs;
   int bad;        /* index of the first unsupported parameter, or -1 */
   char *bad_msg;  /* why it is unsupported (when bad >= 0) */
@@ -228,7 +278,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
 
 static void cls__function_free(cls__bfunction *f) {
   if (f->k) clReleaseKernel(f->k);
-  pthread_mutex_destroy(&f->lock);
+  cls__flock_destroy(&f->lock);
   free(f->bad_msg);
   free(f->name);
   free(f);
@@ -437,7 +487,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->bad = -1;
   const char *keep = getenv("CLSTREAM_ARG_CACHE");
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
-  pthread_mutex_init(&f->lock, NULL);
+  cls__flock_init(&f->lock);
   size_t wg = 0;
   if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_WORK_GROUP_SIZE,
                                sizeof wg, &wg, NULL) == CL_SUCCESS)
@@ -650,14 +700,14 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   b.what = f->name;
   b.cat = "kernel";
   b.work = 1;
-  pthread_mutex_lock(&f->lock);
+  cls__flock_take(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
                                  b.list, cls__ocl_event_slot(s, &ev));
   }
-  pthread_mutex_unlock(&f->lock);
+  cls__flock_give(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
   cls__ocl_end_cmd(s, &b, ok, ev);
   if (CLS__LIKELY(ok)) return clsSuccess;

@@ -17,7 +17,8 @@
  * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
  * |                     |           |                                         | monitor lock, trace_lock           |
  * | function.lock       | module.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
- * |                     |           |                                         | allocation table (both read)       |
+ * |                     |           | (an atomic word; contended, a sleep on  | allocation table (both read)       |
+ * |                     |           | its own leaf mutex and cond)            |                                    |
  * | device.streams_lock | stream.c  | the live stream list (read: devsync.c)  | last_lock                          |
  * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
  * |                     |           | reserves and drops; devsync.c reads)    |                                    |
