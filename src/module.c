@@ -360,20 +360,24 @@ static inline int cls__config_ok(const cls__limits *lim, clsDim3 grid,
 
 /* The calling thread's last configuration that passed cls__config_ok,
  * and its device (-1: none): device limits never change, so a launch
- * that repeats it (the common case) compares six numbers instead. */
+ * that repeats it (the common case) compares a few words instead.  The
+ * x and y sizes are kept packed, as they arrive in registers. */
 static _Thread_local struct cls__config_memo {
-  clsDim3 grid, block;
+  uint64_t grid_xy, block_xy;
+  unsigned grid_z, block_z;
   int dev;
-} cls__tl_config CLS__TLS_FAST = {{0, 0, 0}, {0, 0, 0}, -1};
+} cls__tl_config CLS__TLS_FAST = {0, 0, 0, 0, -1};
+
+static inline uint64_t cls__xy(clsDim3 d) {
+  return (uint64_t)d.x | (uint64_t)d.y << 32;
+}
 
 static inline int cls__config_seen(int dev, clsDim3 grid, clsDim3 block,
                                    size_t sharedMem) {
   const struct cls__config_memo *m = &cls__tl_config;
-  return ((unsigned)(m->dev ^ dev) | (m->grid.x ^ grid.x) |
-          (m->grid.y ^ grid.y) | (m->grid.z ^ grid.z) |
-          (m->block.x ^ block.x) | (m->block.y ^ block.y) |
-          (m->block.z ^ block.z)) == 0 &&
-         sharedMem == 0;
+  return ((m->grid_xy ^ cls__xy(grid)) | (m->block_xy ^ cls__xy(block)) |
+          (m->grid_z ^ grid.z) | (m->block_z ^ block.z) |
+          (unsigned)(m->dev ^ dev) | sharedMem) == 0;
 }
 
 clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
@@ -395,8 +399,10 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
     const cls__limits *lim = cls__device_limits(sdev);
     if (!cls__config_ok(lim, grid, block, sharedMem))
       CLS__RETURN(cls__config_error(lim, grid, block, sharedMem));
-    cls__tl_config.grid = grid;
-    cls__tl_config.block = block;
+    cls__tl_config.grid_xy = cls__xy(grid);
+    cls__tl_config.block_xy = cls__xy(block);
+    cls__tl_config.grid_z = grid.z;
+    cls__tl_config.block_z = block.z;
     cls__tl_config.dev = sdev;
   }
 

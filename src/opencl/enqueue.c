@@ -250,67 +250,27 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   return worst;
 }
 
-/* Whether the legacy stream may have work that blocking streams wait
- * for: two atomic loads, no lock. */
-static inline int cls__legacy_pending(cls__ocl_device *d) {
-  cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
-  return l && (!cls__pos_known_done(&l->last) ||
-               atomic_load_explicit(&l->has_waits, memory_order_acquire));
-}
-
 /* Adds to b the legacy stream's pending work. */
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
-  if (!cls__legacy_pending(d)) return;
+  if (!cls__ocl_legacy_pending(d)) return;
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
   pthread_mutex_lock(&l->last_lock);
   cls__ocl_gather_stream(l, b);
   pthread_mutex_unlock(&l->last_lock);
 }
 
-/* Whether s's next command may have to wait for anything (s->lock held):
- * its clsStreamWaitEvent waits, or with `gather` the legacy stream's
- * implicit synchronization (blocking streams' work for the legacy
- * stream, the legacy stream's work for a blocking stream).  No lock is
- * taken: the device's busy_any and the legacy stream's known-done flags
- * say "nothing" for every command another thread finished enqueueing
- * before this call (they are set before its enqueue call returns). */
-static inline int cls__begin_waits_any(cls__bstream *s, int gather) {
-  if (s->nwaits) return 1;
-  if (!gather) return 0;
-  if (s->role == CLS__ROLE_LEGACY)
-    return atomic_load_explicit(&s->dev->busy_any, memory_order_acquire);
-  return s->blocking && cls__legacy_pending(s->dev);
-}
-
-/* cls__ocl_begin, gathering the legacy synchronization or not. */
-static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather);
-
-void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) { cls__begin(s, b, 1); }
-
-void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
-  cls__begin(s, b, 0);
-}
-
-/* How often cls__begin gathers again after waiting for what a gather set
- * aside, before it waits under s->lock instead (the last resort). */
+/* How often cls__begin_held gathers again after waiting for what a
+ * gather set aside, before it waits under s->lock instead (the last
+ * resort). */
 #define CLS__STALL_ROUNDS 8
 
-static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
-  b->nstall_q = b->nfinished = b->nstall_ev = 0;
-  b->what = b->cat = NULL;
-  b->from = NULL;
-  b->work = 0;
-  b->barrier = 0;
-  pthread_mutex_lock(&s->lock);
-  if (CLS__LIKELY(!cls__begin_waits_any(s, gather))) {
-    /* The common case: nothing to wait for, nothing gathered. */
-    b->list = NULL; /* OpenCL wants NULL for an empty list */
-    b->cap = 0;
-    b->n = b->npending = 0;
-    return;
-  }
+/* cls__ocl_begin once s->lock is held and cls__ocl_waits_any said there
+ * may be something to wait for (gathering the legacy synchronization or
+ * not). */
+static void cls__begin_held(cls__bstream *s, cls__ocl_batch *b, int gather) {
+  cls__ocl_batch_none(b);
   for (int round = 0;; ++round) {
-    if (round) pthread_mutex_lock(&s->lock);
+    if (round) cls__ocl_lock_take(&s->lock);
     cls__batch_reset(b);
     /* Borrowed: cls__ocl_end releases them as consumed.  Gathering again,
      * those complete now are left out, so that each round gets further. */
@@ -335,11 +295,31 @@ static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
      * again (a driver wait never happens with a lock held). */
     for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
     if (b->list != b->small) free(b->list);
-    pthread_mutex_unlock(&s->lock);
+    cls__ocl_lock_give(&s->lock);
     cls__ocl_batch_unstall(b);
   }
   cls__ocl_batch_forget(b);
   if (b->n == 0) b->list = NULL; /* OpenCL wants NULL for an empty list */
+}
+
+void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b) {
+  cls__begin_held(s, b, 1);
+}
+
+void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
+  cls__ocl_lock_take(&s->lock);
+  if (CLS__LIKELY(!cls__ocl_waits_any(s, 1)))
+    cls__ocl_batch_none(b);
+  else
+    cls__begin_held(s, b, 1);
+}
+
+void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
+  cls__ocl_lock_take(&s->lock);
+  if (CLS__LIKELY(!cls__ocl_waits_any(s, 0)))
+    cls__ocl_batch_none(b);
+  else
+    cls__begin_held(s, b, 0);
 }
 
 /* Enqueueing is not a wait and queues are thread-safe, so this needs only
@@ -388,7 +368,7 @@ static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
     for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
     if (b->list != b->small) free(b->list);
   }
-  pthread_mutex_unlock(&s->lock);
+  cls__ocl_lock_give(&s->lock);
 }
 
 /* Work enqueued without a later clstream call must still start (DESIGN:

@@ -67,68 +67,31 @@ typedef struct cls__argcache {
   uint64_t last[2]; /* the value, or the pointer in last[0] */
 } cls__argcache;
 
+/* How a launch sets an argument, decided when the function is created:
+ * the kind, and for a value the cache may skip (with the function's
+ * keep_args) its size, so that the launch path makes one dispatch. */
+enum cls__arg_op {
+  CLS__OP_POINTER,
+  CLS__OP_KEEP1,
+  CLS__OP_KEEP2,
+  CLS__OP_KEEP4,
+  CLS__OP_KEEP8,
+  CLS__OP_KEEP16,
+  CLS__OP_VALUE, /* a value the cache does not keep */
+  CLS__OP_VEC3
+};
+
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
   size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
   int kind;
-  int keep; /* a value the cache may skip (a size cls__arg_load reads,
-               with the function's keep_args) */
+  int op; /* enum cls__arg_op (for a supported kind) */
   cls__argcache held;
 } cls__oarg;
 
-/* A function's lock (function.lock in ocl.h's table): held from a
- * launch's first clSetKernelArg to its enqueue, never across a wait, and
- * nearly always free, so taking and dropping it is one atomic operation
- * each; a launch that finds it held sleeps on `cond` until it is given
- * back.  `state`: 0 free, 1 held, 2 held and someone may be waiting. */
-typedef struct cls__flock {
-  atomic_int state;
-  pthread_mutex_t m; /* guards the sleep on cond */
-  pthread_cond_t cond;
-} cls__flock;
-
-static void cls__flock_init(cls__flock *l) {
-  atomic_init(&l->state, 0);
-  pthread_mutex_init(&l->m, NULL);
-  pthread_cond_init(&l->cond, NULL);
-}
-
-static void cls__flock_destroy(cls__flock *l) {
-  pthread_cond_destroy(&l->cond);
-  pthread_mutex_destroy(&l->m);
-}
-
-/* The contended take: marks the lock "waited for" (2) and sleeps until a
- * give finds that mark and wakes it, then takes it still marked (a give
- * then wakes whoever else may wait). */
-static CLS__NOINLINE void cls__flock_wait(cls__flock *l) {
-  pthread_mutex_lock(&l->m);
-  while (atomic_exchange_explicit(&l->state, 2, memory_order_acquire) != 0)
-    pthread_cond_wait(&l->cond, &l->m);
-  pthread_mutex_unlock(&l->m);
-}
-
-static inline void cls__flock_take(cls__flock *l) {
-  int free_ = 0;
-  if (CLS__UNLIKELY(!atomic_compare_exchange_strong_explicit(
-          &l->state, &free_, 1, memory_order_acquire, memory_order_relaxed)))
-    cls__flock_wait(l);
-}
-
-static inline void cls__flock_give(cls__flock *l) {
-  if (CLS__UNLIKELY(atomic_exchange_explicit(&l->state, 0,
-                                             memory_order_release) == 2)) {
-    /* A waiter set 2 under m before it slept: taking m here waits until
-     * it sleeps, so the broadcast cannot be lost. */
-    pthread_mutex_lock(&l->m);
-    pthread_cond_broadcast(&l->cond);
-    pthread_mutex_unlock(&l->m);
-  }
-}
-
 struct cls__bfunction {
   cl_kernel k;
-  cls__flock lock; /* held while the kernel's arguments are set */
+  cls__ocl_lock lock; /* held while the kernel's arguments are set */
   cl_uint nargs;
   int bad;        /* index of the first unsupported parameter, or -1 */
   char *bad_msg;  /* why it is unsupported (when bad >= 0) */
@@ -278,7 +241,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
 
 static void cls__function_free(cls__bfunction *f) {
   if (f->k) clReleaseKernel(f->k);
-  cls__flock_destroy(&f->lock);
+  cls__ocl_lock_destroy(&f->lock);
   free(f->bad_msg);
   free(f->name);
   free(f);
@@ -487,7 +450,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->bad = -1;
   const char *keep = getenv("CLSTREAM_ARG_CACHE");
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
-  cls__flock_init(&f->lock);
+  cls__ocl_lock_init(&f->lock);
   size_t wg = 0;
   if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_WORK_GROUP_SIZE,
                                sizeof wg, &wg, NULL) == CL_SUCCESS)
@@ -536,9 +499,16 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     char *msg = NULL;
     cls__oarg *a = &f->args[i];
     int bad = cls__classify(pi, name, i, a, &msg) != 0;
-    a->keep = f->keep_args && a->kind == CLS__ARG_VALUE &&
-              (a->size == 1 || a->size == 2 || a->size == 4 || a->size == 8 ||
-               a->size == CLS__ARG_KEEP);
+    a->op = a->kind == CLS__ARG_POINTER ? CLS__OP_POINTER
+            : a->kind == CLS__ARG_VEC3  ? CLS__OP_VEC3
+                                        : CLS__OP_VALUE;
+    if (a->kind == CLS__ARG_VALUE && f->keep_args)
+      a->op = a->size == 1              ? CLS__OP_KEEP1
+              : a->size == 2            ? CLS__OP_KEEP2
+              : a->size == 4            ? CLS__OP_KEEP4
+              : a->size == 8            ? CLS__OP_KEEP8
+              : a->size == CLS__ARG_KEEP ? CLS__OP_KEEP16
+                                         : CLS__OP_VALUE;
     if (bad && f->bad < 0) {
       f->bad = (int)i;
       f->bad_msg = msg;
@@ -558,36 +528,21 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 
 /* ---- Launches ---------------------------------------------------------- */
 
-/* The value of `size` bytes (1, 2, 4, 8 or 16) at a, zero-padded into
- * v: fixed-size copies, each a plain load, for the argument cache. */
-static inline void cls__arg_load(uint64_t v[2], const void *a, size_t size) {
-  v[0] = v[1] = 0;
-  switch (size) {
-  case 1: {
-    uint8_t x;
-    memcpy(&x, a, 1);
-    v[0] = x;
-    break;
+/* Sets value argument i of f (one the cache keeps: v0, v1 is its value,
+ * zero-padded) to the caller's a, which differs from what the kernel
+ * object holds (under f->lock). */
+static cl_int cls__set_kept(cls__bfunction *f, cl_uint i, const void *a,
+                            uint64_t v0, uint64_t v1, const char **what) {
+  cls__oarg *p = &f->args[i];
+  p->held.held = 0;
+  *what = "clSetKernelArg";
+  cl_int err = clSetKernelArg(f->k, i, p->size, a);
+  if (CLS__LIKELY(err == CL_SUCCESS)) {
+    p->held.last[0] = v0;
+    p->held.last[1] = v1;
+    p->held.held = 1;
   }
-  case 2: {
-    uint16_t x;
-    memcpy(&x, a, 2);
-    v[0] = x;
-    break;
-  }
-  case 4: {
-    uint32_t x;
-    memcpy(&x, a, 4);
-    v[0] = x;
-    break;
-  }
-  case 8:
-    memcpy(&v[0], a, 8);
-    break;
-  default: /* CLS__ARG_KEEP */
-    memcpy(v, a, 16);
-    break;
-  }
+  return err;
 }
 
 /* Sets pointer argument i of f to ptr (under f->lock), the argument
@@ -644,31 +599,56 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
     }
     cls__oarg *p = &f->args[n];
     cls__argcache *h = &p->held;
-    if (p->kind == CLS__ARG_POINTER) {
+    /* A kept value, loaded with its size's fixed-size copy (one plain
+     * load), zero-padded to two words. */
+    uint64_t v0 = 0, v1 = 0;
+    switch (p->op) {
+    case CLS__OP_POINTER: {
       void *ptr = *(void *const *)a;
       if (h->held && h->gen == gen && h->last[0] == (uint64_t)(uintptr_t)ptr)
         continue;
       err = cls__set_pointer(d, f, n, ptr, gen, what);
-    } else if (CLS__LIKELY(p->keep)) {
-      uint64_t v[2];
-      cls__arg_load(v, a, p->size);
-      if (h->held && h->last[0] == v[0] && h->last[1] == v[1]) continue;
-      h->held = 0;
+      break;
+    }
+    case CLS__OP_KEEP1: {
+      uint8_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP2: {
+      uint16_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP4: {
+      uint32_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP8:
+      memcpy(&v0, a, sizeof v0);
+      goto kept;
+    case CLS__OP_KEEP16:
+      memcpy(&v0, a, sizeof v0);
+      memcpy(&v1, (const unsigned char *)a + sizeof v0, sizeof v1);
+    kept:
+      if (h->held && h->last[0] == v0 && h->last[1] == v1) continue;
+      err = cls__set_kept(f, n, a, v0, v1, what);
+      break;
+    case CLS__OP_VALUE:
       *what = "clSetKernelArg";
       err = clSetKernelArg(f->k, n, p->size, a);
-      if (CLS__LIKELY(err == CL_SUCCESS)) {
-        h->last[0] = v[0];
-        h->last[1] = v[1];
-        h->held = 1;
-      }
-    } else if (p->kind == CLS__ARG_VALUE) {
-      *what = "clSetKernelArg";
-      err = clSetKernelArg(f->k, n, p->size, a);
-    } else {
+      break;
+    default: { /* CLS__OP_VEC3 */
       unsigned char v3[CLS__VEC3_MAX] = {0};
       memcpy(v3, a, p->copy);
       *what = "clSetKernelArg";
       err = clSetKernelArg(f->k, n, p->size, v3);
+      break;
+    }
     }
     if (CLS__UNLIKELY(err != CL_SUCCESS)) break;
   }
@@ -696,21 +676,25 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   cl_uint i = 0;
   const char *what = NULL;
 
-  cls__ocl_begin(s, &b);
+  cls__ocl_begin_cmd(s, &b);
   b.what = f->name;
   b.cat = "kernel";
   b.work = 1;
-  cls__flock_take(&f->lock);
+  cls__ocl_lock_take(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
                                  b.list, cls__ocl_event_slot(s, &ev));
   }
-  cls__flock_give(&f->lock);
+  cls__ocl_lock_give(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
+  if (CLS__LIKELY(ok && !ev)) {
+    cls__ocl_end_unnamed(s, &b);
+    return clsSuccess;
+  }
   cls__ocl_end_cmd(s, &b, ok, ev);
-  if (CLS__LIKELY(ok)) return clsSuccess;
+  if (ok) return clsSuccess;
 
   if (ev) clReleaseEvent(ev);
   if (!what)

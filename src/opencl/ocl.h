@@ -15,10 +15,11 @@
  * | platform.lock       | device.c  | the platform's shared context           | (leaf)                             |
  * | stream.lock         | enqueue.c | enqueue order on the queue; writes of   | function.lock, busy_lock,          |
  * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
- * |                     |           |                                         | monitor lock, trace_lock           |
+ * |                     |           | (a cls__ocl_lock)                       | monitor lock, trace_lock           |
  * | function.lock       | module.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
- * |                     |           | (an atomic word; contended, a sleep on  | allocation table (both read)       |
- * |                     |           | its own leaf mutex and cond)            |                                    |
+ * |                     |           | (a cls__ocl_lock)                       | allocation table (both read)       |
+ * | cls__ocl_lock.m     | lock.c    | the sleep of a thread waiting for a     | (leaf)                             |
+ * |                     |           | cls__ocl_lock                           |                                    |
  * | device.streams_lock | stream.c  | the live stream list (read: devsync.c)  | last_lock                          |
  * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
  * |                     |           | reserves and drops; devsync.c reads)    |                                    |
@@ -79,6 +80,38 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+
+/* ---- Locks (lock.c) --------------------------------------------------- */
+
+/* The lock of the enqueue path (stream.lock, function.lock): held from a
+ * command's first driver call to its enqueue and nearly always free, so
+ * taking and giving it are one atomic operation each (a pthread mutex
+ * costs some 57 instructions a pair on glibc, on every command).  A
+ * thread that finds it held sleeps on `cond` until it is given back.
+ * `state`: 0 free, 1 held, 2 held and someone may be waiting.  Not
+ * recursive; no condition variable may wait on it. */
+typedef struct cls__ocl_lock {
+  atomic_int state;
+  pthread_mutex_t m; /* a leaf: guards only the sleep on cond */
+  pthread_cond_t cond;
+} cls__ocl_lock;
+void cls__ocl_lock_init(cls__ocl_lock *l);
+void cls__ocl_lock_destroy(cls__ocl_lock *l);
+/* The contended take (lock.c). */
+void cls__ocl_lock_wait(cls__ocl_lock *l);
+/* The contended give: wakes the sleepers (lock.c). */
+void cls__ocl_lock_wake(cls__ocl_lock *l);
+static inline void cls__ocl_lock_take(cls__ocl_lock *l) {
+  int free_ = 0;
+  if (CLS__UNLIKELY(!atomic_compare_exchange_strong_explicit(
+          &l->state, &free_, 1, memory_order_acquire, memory_order_relaxed)))
+    cls__ocl_lock_wait(l);
+}
+static inline void cls__ocl_lock_give(cls__ocl_lock *l) {
+  if (CLS__UNLIKELY(atomic_exchange_explicit(&l->state, 0,
+                                             memory_order_release) == 2))
+    cls__ocl_lock_wake(l);
+}
 
 typedef struct cls__ocl_platform {
   cl_platform_id id;
@@ -275,7 +308,7 @@ struct cls__bstream {
   unsigned id;  /* for the timeline trace */
 
   /* Serializes enqueues on q (held only while enqueueing). */
-  pthread_mutex_t lock;
+  cls__ocl_lock lock;
   /* Waits from clsStreamWaitEvent (retained) for the next command. */
   cl_event *waits;
   unsigned nwaits, capwaits;
@@ -498,6 +531,52 @@ static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
   extern int cls__trace_on;
   return s->dev->facts.command_events || CLS__UNLIKELY(cls__trace_on) ? ev
                                                                       : NULL;
+}
+/* Whether the legacy stream of d may have work that blocking streams
+ * wait for: two atomic loads, no lock (enqueue.c). */
+static inline int cls__ocl_legacy_pending(cls__ocl_device *d) {
+  cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
+  return l && (!cls__pos_known_done(&l->last) ||
+               atomic_load_explicit(&l->has_waits, memory_order_acquire));
+}
+/* Whether s's next command may have to wait for anything (s->lock held):
+ * its clsStreamWaitEvent waits, or with `gather` the legacy stream's
+ * implicit synchronization (blocking streams' work for the legacy
+ * stream, the legacy stream's work for a blocking stream).  No lock is
+ * taken: the device's busy_any and the legacy stream's known-done flag
+ * are set before the enqueue call of any command they stand for returns,
+ * so they say "nothing" only when every command issued before this call
+ * needs no wait (enqueue.c). */
+static inline int cls__ocl_waits_any(cls__bstream *s, int gather) {
+  if (s->nwaits) return 1;
+  if (!gather) return 0;
+  if (s->role == CLS__ROLE_LEGACY)
+    return atomic_load_explicit(&s->dev->busy_any, memory_order_acquire);
+  return s->blocking && cls__ocl_legacy_pending(s->dev);
+}
+/* A batch with nothing to wait for and nothing set aside (list NULL, as
+ * OpenCL wants an empty wait list): what cls__ocl_begin gives in the
+ * common case. */
+static inline void cls__ocl_batch_none(cls__ocl_batch *b) {
+  b->list = NULL;
+  b->n = b->npending = b->cap = 0;
+  b->nstall_q = b->nfinished = b->nstall_ev = 0;
+  b->what = b->cat = NULL;
+  b->from = NULL;
+  b->work = 0;
+  b->barrier = 0;
+}
+/* cls__ocl_begin once s->lock is held and cls__ocl_waits_any(s, 1) said
+ * the command may have something to wait for (enqueue.c). */
+void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b);
+/* cls__ocl_begin for the command path (launches, copies, fills), its
+ * common case inline. */
+static inline void cls__ocl_begin_cmd(cls__bstream *s, cls__ocl_batch *b) {
+  cls__ocl_lock_take(&s->lock);
+  if (CLS__LIKELY(!cls__ocl_waits_any(s, 1)))
+    cls__ocl_batch_none(b);
+  else
+    cls__ocl_begin_held(s, b);
 }
 /* cls__ocl_begin without the legacy stream's implicit synchronization:
  * gathers only s's own clsStreamWaitEvent waits (enqueue.c). */
