@@ -358,7 +358,7 @@ static inline void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b,
   if (add) s->in_busy = 1;
   pthread_mutex_unlock(&s->last_lock);
   for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
-  cls__last_drop(old);
+  if (old.ev || old.tok) cls__last_drop(old); /* nothing for an unnamed one */
   if (add) cls__ocl_busy_add(s);
 }
 
