@@ -308,12 +308,12 @@ static CLS__NOINLINE clsError_t cls__config_error(const cls__limits *lim,
       return cls__reason(clsErrorInvalidValue,
                          "block dimension %c = %u exceeds the device's "
                          "limit of %d",
-                         "xyz"[d], bd[d], lim->max_threads_dim[d]);
+                         "xyz"[d], bd[d], lim -> max_threads_dim[d]);
     if (!cls__dim_ok(gd[d], lim->max_grid[d]))
       return cls__reason(clsErrorInvalidValue,
                          "grid dimension %c = %u exceeds the device's "
                          "limit of %d (maxGridSize)",
-                         "xyz"[d], gd[d], lim->max_grid[d]);
+                         "xyz"[d], gd[d], lim -> max_grid[d]);
     /* Folded away where size_t has 64 bits. */
     if ((unsigned long long)gd[d] * bd[d] > SIZE_MAX)
       return cls__reason(clsErrorInvalidValue,

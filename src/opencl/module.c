@@ -503,10 +503,10 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
             : a->kind == CLS__ARG_VEC3  ? CLS__OP_VEC3
                                         : CLS__OP_VALUE;
     if (a->kind == CLS__ARG_VALUE && f->keep_args)
-      a->op = a->size == 1              ? CLS__OP_KEEP1
-              : a->size == 2            ? CLS__OP_KEEP2
-              : a->size == 4            ? CLS__OP_KEEP4
-              : a->size == 8            ? CLS__OP_KEEP8
+      a->op = a->size == 1               ? CLS__OP_KEEP1
+              : a->size == 2             ? CLS__OP_KEEP2
+              : a->size == 4             ? CLS__OP_KEEP4
+              : a->size == 8             ? CLS__OP_KEEP8
               : a->size == CLS__ARG_KEEP ? CLS__OP_KEEP16
                                          : CLS__OP_VALUE;
     if (bad && f->bad < 0) {
@@ -549,9 +549,8 @@ static cl_int cls__set_kept(cls__bfunction *f, cl_uint i, const void *a,
  * cache told that it changed: NULL in the form of the parameter's last
  * pointer, anything else as memory.c decides.  *what names the call or
  * the rule that refused it. */
-static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f,
-                               cl_uint i, void *ptr, size_t gen,
-                               const char **what) {
+static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
+                               void *ptr, size_t gen, const char **what) {
   cls__argcache *h = &f->args[i].held;
   cl_int err;
   int svm = h->svm;

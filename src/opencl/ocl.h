@@ -108,8 +108,8 @@ static inline void cls__ocl_lock_take(cls__ocl_lock *l) {
     cls__ocl_lock_wait(l);
 }
 static inline void cls__ocl_lock_give(cls__ocl_lock *l) {
-  if (CLS__UNLIKELY(atomic_exchange_explicit(&l->state, 0,
-                                             memory_order_release) == 2))
+  if (CLS__UNLIKELY(
+          atomic_exchange_explicit(&l->state, 0, memory_order_release) == 2))
     cls__ocl_lock_wake(l);
 }
 
