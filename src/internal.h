@@ -105,13 +105,13 @@ static inline void *cls__handle_get(enum cls__kind kind, uintptr_t h) {
   if (CLS__UNLIKELY(!chunk)) return NULL;
   cls__slot *slot = &chunk[index & (CLS__CHUNK_SLOTS - 1)];
   if (atomic_load_explicit(&slot->id, memory_order_acquire) != h) return NULL;
-  void *obj = atomic_load_explicit(&slot->obj, memory_order_relaxed);
   /* A destroy and a create on another thread between the two loads would
    * give the slot's next object, maybe of another kind: check that the
    * handle still owns the slot.  Every obj store is a release after the id
-   * changed, so an obj written by a later owner makes this load see the
-   * id change. */
-  atomic_thread_fence(memory_order_acquire);
+   * changed, so an obj written by a later owner, read here by an acquire
+   * load (not a fence, which TSan does not model), makes the id load
+   * after it see the change. */
+  void *obj = atomic_load_explicit(&slot->obj, memory_order_acquire);
   if (atomic_load_explicit(&slot->id, memory_order_relaxed) != h) return NULL;
   return obj;
 }
