@@ -85,7 +85,9 @@ clsError_t cls__b_stream_create(int dev, unsigned flags, int priority,
                                 cls__bstream **out);
 /* The legacy default stream of `dev` (per_thread 0) or the calling
  * thread's per-thread default stream (per_thread 1), created on first use.
- * The backend owns it. */
+ * The backend owns it.  A device's legacy stream, once created, stays the
+ * same object as long as the library lives (the front keeps it per
+ * thread, src/stream.c). */
 clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out);
 /* Releases a created stream and returns at once; pending work (host
  * functions included) still runs.  The object may live on internally

@@ -15,7 +15,7 @@ static cls__limits *cls__limit_table;
 
 /* The thread's current device, opened; -1 until set or first used (then
  * the default applies). */
-static _Thread_local int cls__current CLS__TLS_FAST = -1;
+_Thread_local int cls__current CLS__TLS_FAST = -1;
 
 /* The default device, the same way on every backend: CLSTREAM_DEVICE as
  * an index (digits only) or a case-insensitive substring of a device's or
@@ -107,13 +107,9 @@ static clsError_t cls__current_index(int *dev) {
   return clsSuccess;
 }
 
-clsError_t cls__current_device(int *dev) {
-  /* Set only once its device is open: the hot path is one TLS read. */
-  int d = cls__current;
-  if (CLS__LIKELY(d >= 0)) {
-    *dev = d;
-    return clsSuccess;
-  }
+clsError_t cls__current_device_open(int *dev) {
+  /* cls__current is set only once its device is open: the hot path
+   * (internal.h) is one TLS read. */
   clsError_t e = cls__current_index(dev);
   if (e == clsSuccess) e = cls__b_device_open(*dev);
   /* As in CUDA, the default device becomes the thread's current one. */

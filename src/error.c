@@ -147,7 +147,7 @@ clsError_t clsPeekAtLastError(void) { return cls__last_error; }
 
 /* ---- CLSTREAM_LOG ---------------------------------------------------- */
 
-static atomic_int cls__log_state = -1; /* -1 unknown, 0 off, 1 on */
+atomic_int cls__log_state = -1; /* -1 unknown, 0 off, 1 on */
 
 int cls__log_enabled(void) {
   int s = atomic_load_explicit(&cls__log_state, memory_order_relaxed);

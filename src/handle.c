@@ -11,18 +11,8 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 
-#define CLS__CHUNK_BITS 12
-#define CLS__CHUNK_SLOTS (1u << CLS__CHUNK_BITS)
-#define CLS__MAX_CHUNKS 4096u /* 16 M live handles */
-
-typedef struct cls__slot {
-  _Atomic uintptr_t id; /* the live handle, or 0 when free */
-  void *_Atomic obj;
-  uint32_t gen;       /* generation of the next handle (under lock) */
-  uint32_t next_free; /* free list link, slot index + 1 (under lock) */
-} cls__slot;
-
-static cls__slot *_Atomic cls__chunks[CLS__MAX_CHUNKS];
+/* The slot layout and the lookup (cls__handle_get) are in internal.h. */
+cls__slot *_Atomic cls__chunks[CLS__MAX_CHUNKS];
 static pthread_mutex_t cls__handles_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t cls__free_head; /* slot index + 1; 0 = empty */
 static uint32_t cls__nslots;    /* slots handed out so far */
@@ -63,23 +53,6 @@ uintptr_t cls__handle_new(enum cls__kind kind, void *obj) {
 out:
   pthread_mutex_unlock(&cls__handles_lock);
   return h;
-}
-
-void *cls__handle_get(enum cls__kind kind, uintptr_t h) {
-  if (CLS__UNLIKELY((h & 0xf) != (uintptr_t)kind || (h >> 32) == 0))
-    return NULL;
-  cls__slot *slot = cls__slot_at((uint32_t)((h >> 4) & 0x0fffffffu));
-  if (CLS__UNLIKELY(!slot)) return NULL;
-  if (atomic_load_explicit(&slot->id, memory_order_acquire) != h) return NULL;
-  void *obj = atomic_load_explicit(&slot->obj, memory_order_relaxed);
-  /* A destroy and a create on another thread between the two loads would
-   * give the slot's next object, maybe of another kind: check that the
-   * handle still owns the slot.  Every obj store is a release after the id
-   * changed, so an obj written by a later owner makes this load see the
-   * id change. */
-  atomic_thread_fence(memory_order_acquire);
-  if (atomic_load_explicit(&slot->id, memory_order_relaxed) != h) return NULL;
-  return obj;
 }
 
 void *cls__handle_retire(enum cls__kind kind, uintptr_t h) {

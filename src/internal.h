@@ -32,7 +32,17 @@ clsError_t cls__reason(clsError_t code, const char *fmt, ...) CLS__PRINTF(2, 3);
 /* The end of every public function: stores a failure as the thread's last
  * error (never clsErrorNotReady) and logs it under CLSTREAM_LOG=1. */
 clsError_t cls__finish(const char *func, clsError_t code);
-#define CLS__RETURN(code) return cls__finish(__func__, (code))
+/* Whether CLSTREAM_LOG is on: -1 not read yet, 0 off, 1 on (error.c). */
+extern atomic_int cls__log_state;
+/* cls__finish with its common case inline: a success with logging off
+ * (or not asked about yet) leaves nothing to store, log or clear. */
+static inline clsError_t cls__finish_fast(const char *func, clsError_t code) {
+  if (CLS__LIKELY(code == clsSuccess) &&
+      atomic_load_explicit(&cls__log_state, memory_order_relaxed) <= 0)
+    return code;
+  return cls__finish(func, code);
+}
+#define CLS__RETURN(code) return cls__finish_fast(__func__, (code))
 
 /* Thread-locals read by every call: the initial-exec model makes each
  * read one %fs-relative load instead of a __tls_get_addr call (the
@@ -72,8 +82,39 @@ enum cls__kind {
 };
 /* Registers obj; returns its handle, or 0 when the table is full. */
 uintptr_t cls__handle_new(enum cls__kind kind, void *obj);
+/* The slot table (handle.c owns it; here for cls__handle_get, which every
+ * call makes): chunks of slots, never freed once allocated. */
+#define CLS__CHUNK_BITS 12
+#define CLS__CHUNK_SLOTS (1u << CLS__CHUNK_BITS)
+#define CLS__MAX_CHUNKS 4096u /* 16 M live handles */
+typedef struct cls__slot {
+  _Atomic uintptr_t id; /* the live handle, or 0 when free */
+  void *_Atomic obj;
+  uint32_t gen;       /* generation of the next handle (under lock) */
+  uint32_t next_free; /* free list link, slot index + 1 (under lock) */
+} cls__slot;
+extern cls__slot *_Atomic cls__chunks[CLS__MAX_CHUNKS];
 /* The object behind a live handle of `kind`, or NULL. Lock-free. */
-void *cls__handle_get(enum cls__kind kind, uintptr_t h);
+static inline void *cls__handle_get(enum cls__kind kind, uintptr_t h) {
+  if (CLS__UNLIKELY((h & 0xf) != (uintptr_t)kind || (h >> 32) == 0))
+    return NULL;
+  uint32_t index = (uint32_t)((h >> 4) & 0x0fffffffu);
+  if (CLS__UNLIKELY((index >> CLS__CHUNK_BITS) >= CLS__MAX_CHUNKS)) return NULL;
+  cls__slot *chunk = atomic_load_explicit(
+      &cls__chunks[index >> CLS__CHUNK_BITS], memory_order_acquire);
+  if (CLS__UNLIKELY(!chunk)) return NULL;
+  cls__slot *slot = &chunk[index & (CLS__CHUNK_SLOTS - 1)];
+  if (atomic_load_explicit(&slot->id, memory_order_acquire) != h) return NULL;
+  /* A destroy and a create on another thread between the two loads would
+   * give the slot's next object, maybe of another kind: check that the
+   * handle still owns the slot.  Every obj store is a release after the id
+   * changed, so an obj written by a later owner, read here by an acquire
+   * load (not a fence, which TSan does not model), makes the id load
+   * after it see the change. */
+  void *obj = atomic_load_explicit(&slot->obj, memory_order_acquire);
+  if (atomic_load_explicit(&slot->id, memory_order_relaxed) != h) return NULL;
+  return obj;
+}
 /* Retires a live handle and returns its object (exactly one caller wins),
  * or NULL if it was not live. */
 void *cls__handle_retire(enum cls__kind kind, uintptr_t h);
@@ -82,8 +123,21 @@ void *cls__handle_retire(enum cls__kind kind, uintptr_t h);
 
 /* Initializes the library once; returns the init result every time. */
 clsError_t cls__init(void);
-/* The calling thread's current device, opened; fails with a reason. */
-clsError_t cls__current_device(int *dev);
+/* The calling thread's current device once it is open, else -1 (device.c
+ * owns it). */
+extern _Thread_local int cls__current CLS__TLS_FAST;
+/* cls__current_device when the thread has no open current device yet. */
+clsError_t cls__current_device_open(int *dev);
+/* The calling thread's current device, opened; fails with a reason.  The
+ * hot path is one thread-local read. */
+static inline clsError_t cls__current_device(int *dev) {
+  int d = cls__current;
+  if (CLS__LIKELY(d >= 0)) {
+    *dev = d;
+    return clsSuccess;
+  }
+  return cls__current_device_open(dev);
+}
 /* Per-device limits the front validates launches against. */
 typedef struct cls__limits {
   int max_threads_per_block;
@@ -111,11 +165,32 @@ cls__event *cls__event_lookup(clsEvent_t h);
  * never recorded.  Never blocks. */
 clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s);
 
+/* The calling thread's last legacy stream and its device (-1: none yet),
+ * kept by cls__stream_resolve_any (stream.c): a device's legacy stream,
+ * once created, lives as long as the library (backend.h). */
+extern _Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
+extern _Thread_local int cls__tl_legacy_dev CLS__TLS_FAST;
+/* cls__stream_resolve for every case (stream.c). */
+clsError_t cls__stream_resolve_any(clsStream_t h, int *dev, cls__bstream **b,
+                                   unsigned *flags, int *priority);
 /* Resolves a stream handle (NULL, clsStreamLegacy, clsStreamPerThread or a
  * created stream) to its device and backend stream.  `flags`/`priority`
- * may be NULL.  Fails with clsErrorInvalidResourceHandle (and a reason). */
-clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
-                               unsigned *flags, int *priority);
+ * may be NULL.  Fails with clsErrorInvalidResourceHandle (and a reason).
+ * The legacy stream of the thread's current device, the common case of
+ * launches and copies, costs two thread-local reads. */
+static inline clsError_t cls__stream_resolve(clsStream_t h, int *dev,
+                                             cls__bstream **b, unsigned *flags,
+                                             int *priority) {
+  if ((h == NULL || h == clsStreamLegacy) && !flags && !priority) {
+    int d = cls__current;
+    if (CLS__LIKELY(d >= 0 && d == cls__tl_legacy_dev)) {
+      *dev = d;
+      *b = cls__tl_legacy;
+      return clsSuccess;
+    }
+  }
+  return cls__stream_resolve_any(h, dev, b, flags, priority);
+}
 
 /* ---- The allocation table (memory.c, a rangetab.h table) -------------- */
 

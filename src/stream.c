@@ -4,14 +4,27 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-clsError_t cls__stream_resolve(clsStream_t h, int *dev, cls__bstream **b,
-                               unsigned *flags, int *priority) {
+_Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
+_Thread_local int cls__tl_legacy_dev CLS__TLS_FAST = -1;
+
+clsError_t cls__stream_resolve_any(clsStream_t h, int *dev, cls__bstream **b,
+                                   unsigned *flags, int *priority) {
   if (h == NULL || h == clsStreamLegacy || h == clsStreamPerThread) {
     clsError_t e = cls__current_device(dev);
-    if (e != clsSuccess) return e;
+    if (CLS__UNLIKELY(e != clsSuccess)) return e;
     if (flags) *flags = clsStreamDefault;
     if (priority) *priority = 0;
-    return cls__b_stream_default(*dev, h == clsStreamPerThread, b);
+    if (h == clsStreamPerThread) return cls__b_stream_default(*dev, 1, b);
+    if (CLS__LIKELY(*dev == cls__tl_legacy_dev)) {
+      *b = cls__tl_legacy;
+      return clsSuccess;
+    }
+    e = cls__b_stream_default(*dev, 0, b);
+    if (e == clsSuccess) {
+      cls__tl_legacy = *b;
+      cls__tl_legacy_dev = *dev;
+    }
+    return e;
   }
   cls__stream *s = cls__handle_get(CLS__KIND_STREAM, (uintptr_t)h);
   if (CLS__UNLIKELY(!s))

@@ -110,6 +110,62 @@ START_TEST(threads_own_streams) {
 }
 END_TEST
 
+/* ---- One function, many threads --------------------------------------- */
+
+/* Threads that launch the same function as fast as they can, each into
+ * its own stream with its own buffer and values, meet on the function's
+ * lock (a cl_kernel holds one set of arguments) and on its argument cache:
+ * a launch that ran with another thread's pointer or value, or with an
+ * argument the cache wrongly kept, leaves a wrong value in some buffer.
+ * Each launch writes the thread's id and the launch's number, so every
+ * launch's arguments differ from the last one's but for the pointer. */
+enum { FN_THREADS = 4, FN_LAUNCHES = 300 };
+
+typedef struct fn_arg {
+  int id;
+  int *d;
+  atomic_int *errors;
+} fn_arg;
+
+static void *one_function_worker(void *p) {
+  fn_arg *a = p;
+  clsStream_t s;
+  if (clsStreamCreate(&s) != clsSuccess) {
+    atomic_fetch_add(a->errors, 1);
+    return NULL;
+  }
+  for (int k = 0; k < FN_LAUNCHES; ++k)
+    if (launch_fill(&g_arith, s, a->d, a->id * 100000 + k, LEN) != clsSuccess)
+      atomic_fetch_add(a->errors, 1);
+  if (clsStreamSynchronize(s) != clsSuccess) atomic_fetch_add(a->errors, 1);
+  clsStreamDestroy(s);
+  return NULL;
+}
+
+START_TEST(threads_one_function_many_streams) {
+  arith_load(&g_arith);
+  atomic_int errors = 0;
+  fn_arg args[FN_THREADS];
+  pthread_t th[FN_THREADS];
+  for (int t = 0; t < FN_THREADS; ++t) {
+    args[t] = (fn_arg){t + 1, dev_ints(LEN), &errors};
+    dev_set(args[t].d, -1, LEN);
+  }
+  for (int t = 0; t < FN_THREADS; ++t)
+    ck_assert_int_eq(
+        pthread_create(&th[t], NULL, one_function_worker, &args[t]), 0);
+  for (int t = 0; t < FN_THREADS; ++t) pthread_join(th[t], NULL);
+  CK_ATOMIC_EQ(errors, 0);
+  int h[LEN];
+  for (int t = 0; t < FN_THREADS; ++t) {
+    dev_get(h, args[t].d, LEN);
+    host_expect(h, (t + 1) * 100000 + FN_LAUNCHES - 1, LEN, "thread buffer");
+    CK_OK(clsFree(args[t].d));
+  }
+  arith_unload(&g_arith);
+}
+END_TEST
+
 /* ---- Threads sharing streams ------------------------------------------ */
 
 enum { PER_THREAD_FNS = 40 };
@@ -654,6 +710,7 @@ int main(void) {
       tcase_tagged(s, "threads_gate_threads", 120, "gate threads");
   TCase *tc_threads = tcase_tagged(s, "threads_threads", 120, "threads");
   tcase_add_test(tc_threads, threads_own_streams);
+  tcase_add_test(tc_threads, threads_one_function_many_streams);
   tcase_add_test(tc_gate_threads, threads_shared_streams);
   tcase_add_test(tc_gate_threads, threads_kernels_into_shared_stream);
   tcase_add_test(tc_gate_threads, threads_events_across_threads);

@@ -45,6 +45,7 @@ void cls__ocl_batch_init(cls__ocl_batch *b) {
  * left for that either is ev waited for here, locks held (the last
  * resort named in the lock table). */
 static void cls__batch_add(cls__ocl_batch *b, cl_event ev, int owned) {
+  if (CLS__UNLIKELY(!b->list)) cls__batch_reset(b); /* cls__begin's empty */
   if (b->n == b->cap) {
     cl_uint cap = b->cap * 2;
     cl_event *l = malloc(cap * sizeof *l);
@@ -125,6 +126,7 @@ void cls__ocl_busy_add(cls__bstream *s) {
   cls__ocl_device *d = s->dev;
   pthread_mutex_lock(&d->busy_lock);
   d->busy[d->nbusy++] = s;
+  atomic_store_explicit(&d->busy_any, 1, memory_order_release);
   pthread_mutex_unlock(&d->busy_lock);
 }
 
@@ -140,6 +142,7 @@ int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
   d->orphans[d->norphans].ev = ev;
   d->orphans[d->norphans].blocking = blocking;
   d->norphans++;
+  atomic_store_explicit(&d->busy_any, 1, memory_order_release);
   return 1;
 }
 
@@ -241,39 +244,33 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
       *o = d->orphans[--d->norphans];
     }
   }
+  if (!d->nbusy && !d->norphans)
+    atomic_store_explicit(&d->busy_any, 0, memory_order_relaxed);
   pthread_mutex_unlock(&d->busy_lock);
   return worst;
 }
 
 /* Adds to b the legacy stream's pending work. */
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
+  if (!cls__ocl_legacy_pending(d)) return;
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
-  /* The hot path: an idle legacy stream costs two atomic loads. */
-  if (!l || (cls__pos_known_done(&l->last) &&
-             !atomic_load_explicit(&l->has_waits, memory_order_acquire)))
-    return;
   pthread_mutex_lock(&l->last_lock);
   cls__ocl_gather_stream(l, b);
   pthread_mutex_unlock(&l->last_lock);
 }
 
-/* cls__ocl_begin, gathering the legacy synchronization or not. */
-static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather);
-
-void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) { cls__begin(s, b, 1); }
-
-void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
-  cls__begin(s, b, 0);
-}
-
-/* How often cls__begin gathers again after waiting for what a gather set
- * aside, before it waits under s->lock instead (the last resort). */
+/* How often cls__begin_held gathers again after waiting for what a
+ * gather set aside, before it waits under s->lock instead (the last
+ * resort). */
 #define CLS__STALL_ROUNDS 8
 
-static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
-  cls__ocl_batch_init(b);
+/* cls__ocl_begin once s->lock is held and cls__ocl_waits_any said there
+ * may be something to wait for (gathering the legacy synchronization or
+ * not). */
+static void cls__begin_held(cls__bstream *s, cls__ocl_batch *b, int gather) {
+  cls__ocl_batch_none(b);
   for (int round = 0;; ++round) {
-    pthread_mutex_lock(&s->lock);
+    if (round) cls__ocl_lock_take(&s->lock);
     cls__batch_reset(b);
     /* Borrowed: cls__ocl_end releases them as consumed.  Gathering again,
      * those complete now are left out, so that each round gets further. */
@@ -298,15 +295,31 @@ static void cls__begin(cls__bstream *s, cls__ocl_batch *b, int gather) {
      * again (a driver wait never happens with a lock held). */
     for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
     if (b->list != b->small) free(b->list);
-    pthread_mutex_unlock(&s->lock);
+    cls__ocl_lock_give(&s->lock);
     cls__ocl_batch_unstall(b);
   }
   cls__ocl_batch_forget(b);
-  b->what = b->cat = NULL;
-  b->from = NULL;
-  b->work = 0;
-  b->barrier = 0;
   if (b->n == 0) b->list = NULL; /* OpenCL wants NULL for an empty list */
+}
+
+void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b) {
+  cls__begin_held(s, b, 1);
+}
+
+void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
+  cls__ocl_lock_take(&s->lock);
+  if (CLS__LIKELY(!cls__ocl_waits_any(s, 1)))
+    cls__ocl_batch_none(b);
+  else
+    cls__begin_held(s, b, 1);
+}
+
+void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
+  cls__ocl_lock_take(&s->lock);
+  if (CLS__LIKELY(!cls__ocl_waits_any(s, 0)))
+    cls__ocl_batch_none(b);
+  else
+    cls__begin_held(s, b, 0);
 }
 
 /* Enqueueing is not a wait and queues are thread-safe, so this needs only
@@ -330,28 +343,32 @@ void cls__ocl_position(cls__bstream *t) {
 /* The common part of the two ends of a successful enqueue: the waits are
  * consumed and the stream is listed busy.  `ev` is the command's event,
  * or NULL for a command enqueued without one. */
-static void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b, cl_event ev,
-                        cls__btoken *tok) {
+static inline void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b,
+                               cl_event ev, cls__btoken *tok) {
   /* The waits are consumed (other streams read them under last_lock;
    * only holders of s->lock change them, and that is us). */
   pthread_mutex_lock(&s->last_lock);
   unsigned consumed = s->nwaits;
-  s->nwaits = 0;
-  atomic_store_explicit(&s->has_waits, 0, memory_order_release);
+  if (CLS__UNLIKELY(consumed)) {
+    s->nwaits = 0;
+    atomic_store_explicit(&s->has_waits, 0, memory_order_release);
+  }
   cls__last_ref old = cls__last_advance(s, ev, b->work, b->barrier, tok);
   int add = s->blocking && !s->in_busy;
   if (add) s->in_busy = 1;
   pthread_mutex_unlock(&s->last_lock);
   for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
-  cls__last_drop(old);
+  if (old.ev || old.tok) cls__last_drop(old); /* nothing for an unnamed one */
   if (add) cls__ocl_busy_add(s);
 }
 
 /* Releases what cls__begin gathered, and s->lock. */
-static void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
-  for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
-  if (b->list != b->small) free(b->list); /* NULL when empty */
-  pthread_mutex_unlock(&s->lock);
+static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
+  if (CLS__UNLIKELY(b->n)) {
+    for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
+    if (b->list != b->small) free(b->list);
+  }
+  cls__ocl_lock_give(&s->lock);
 }
 
 /* Work enqueued without a later clstream call must still start (DESIGN:

@@ -186,7 +186,8 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
 }
 
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
-                                void *ptr, const char **what) {
+                                void *ptr, const char **what, int *svm) {
+  *svm = 0;
   /* NULL as a buffer argument (module.c passes NULL itself, in the form
    * the parameter's last pointer took). */
   if (!ptr) {
@@ -226,6 +227,7 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
       return CL_INVALID_ARG_VALUE;
     }
     *what = "clSetKernelArgSVMPointer";
+    *svm = 1;
     return clSetKernelArgSVMPointer(k, i, ptr);
   }
   *what = "clSetKernelArg";

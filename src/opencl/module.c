@@ -56,25 +56,42 @@ enum cls__arg_kind {
  * allocation table's generation is unchanged (no free since it was
  * checked), and only when it went to the driver as an SVM pointer or as
  * NULL: a buffer or sub-buffer argument is a cl_mem that a free or the
- * sub-buffer cache may release.  Values of up to CLS__ARG_KEEP bytes. */
+ * sub-buffer cache may release.  Values of 1, 2, 4, 8 or 16 bytes (every
+ * scalar and vector of up to CLS__ARG_KEEP bytes), kept zero-padded in
+ * `last` so that a compare is two integer compares. */
 #define CLS__ARG_KEEP 16
 typedef struct cls__argcache {
   int held; /* `last` is what the kernel object holds */
   int svm;  /* the last pointer set went as an SVM pointer (see below) */
   size_t gen;
-  unsigned char last[CLS__ARG_KEEP];
+  uint64_t last[2]; /* the value, or the pointer in last[0] */
 } cls__argcache;
+
+/* How a launch sets an argument, decided when the function is created:
+ * the kind, and for a value the cache may skip (with the function's
+ * keep_args) its size, so that the launch path makes one dispatch. */
+enum cls__arg_op {
+  CLS__OP_POINTER,
+  CLS__OP_KEEP1,
+  CLS__OP_KEEP2,
+  CLS__OP_KEEP4,
+  CLS__OP_KEEP8,
+  CLS__OP_KEEP16,
+  CLS__OP_VALUE, /* a value the cache does not keep */
+  CLS__OP_VEC3
+};
 
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
   size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
   int kind;
+  int op; /* enum cls__arg_op (for a supported kind) */
   cls__argcache held;
 } cls__oarg;
 
 struct cls__bfunction {
   cl_kernel k;
-  pthread_mutex_t lock; /* held while the kernel's arguments are set */
+  cls__ocl_lock lock; /* held while the kernel's arguments are set */
   cl_uint nargs;
   int bad;        /* index of the first unsupported parameter, or -1 */
   char *bad_msg;  /* why it is unsupported (when bad >= 0) */
@@ -224,7 +241,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
 
 static void cls__function_free(cls__bfunction *f) {
   if (f->k) clReleaseKernel(f->k);
-  pthread_mutex_destroy(&f->lock);
+  cls__ocl_lock_destroy(&f->lock);
   free(f->bad_msg);
   free(f->name);
   free(f);
@@ -433,7 +450,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->bad = -1;
   const char *keep = getenv("CLSTREAM_ARG_CACHE");
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
-  pthread_mutex_init(&f->lock, NULL);
+  cls__ocl_lock_init(&f->lock);
   size_t wg = 0;
   if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_WORK_GROUP_SIZE,
                                sizeof wg, &wg, NULL) == CL_SUCCESS)
@@ -480,7 +497,19 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
       }
     }
     char *msg = NULL;
-    if (cls__classify(pi, name, i, &f->args[i], &msg) != 0 && f->bad < 0) {
+    cls__oarg *a = &f->args[i];
+    int bad = cls__classify(pi, name, i, a, &msg) != 0;
+    a->op = a->kind == CLS__ARG_POINTER ? CLS__OP_POINTER
+            : a->kind == CLS__ARG_VEC3  ? CLS__OP_VEC3
+                                        : CLS__OP_VALUE;
+    if (a->kind == CLS__ARG_VALUE && f->keep_args)
+      a->op = a->size == 1               ? CLS__OP_KEEP1
+              : a->size == 2             ? CLS__OP_KEEP2
+              : a->size == 4             ? CLS__OP_KEEP4
+              : a->size == 8             ? CLS__OP_KEEP8
+              : a->size == CLS__ARG_KEEP ? CLS__OP_KEEP16
+                                         : CLS__OP_VALUE;
+    if (bad && f->bad < 0) {
       f->bad = (int)i;
       f->bad_msg = msg;
     } else {
@@ -499,66 +528,131 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 
 /* ---- Launches ---------------------------------------------------------- */
 
-/* Sets f's arguments from args (under f->lock).  Stops at the first that
+/* Sets value argument i of f (one the cache keeps: v0, v1 is its value,
+ * zero-padded) to the caller's a, which differs from what the kernel
+ * object holds (under f->lock). */
+static cl_int cls__set_kept(cls__bfunction *f, cl_uint i, const void *a,
+                            uint64_t v0, uint64_t v1, const char **what) {
+  cls__oarg *p = &f->args[i];
+  p->held.held = 0;
+  *what = "clSetKernelArg";
+  cl_int err = clSetKernelArg(f->k, i, p->size, a);
+  if (CLS__LIKELY(err == CL_SUCCESS)) {
+    p->held.last[0] = v0;
+    p->held.last[1] = v1;
+    p->held.held = 1;
+  }
+  return err;
+}
+
+/* Sets pointer argument i of f to ptr (under f->lock), the argument
+ * cache told that it changed: NULL in the form of the parameter's last
+ * pointer, anything else as memory.c decides.  *what names the call or
+ * the rule that refused it. */
+static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
+                               void *ptr, size_t gen, const char **what) {
+  cls__argcache *h = &f->args[i].held;
+  cl_int err;
+  int svm = h->svm;
+  h->held = 0;
+  if (!ptr) {
+    /* NULL in the form of the parameter's last pointer: NVIDIA's driver
+     * takes either form on a new kernel object, but after an SVM pointer
+     * only the SVM NULL, and after a buffer (or on a new object) only the
+     * buffer NULL; the other form is accepted by clSetKernelArg* and
+     * refused by the enqueue with CL_INVALID_KERNEL_ARGS (probed on the
+     * H200). */
+    *what = svm ? "clSetKernelArgSVMPointer" : "clSetKernelArg";
+    err = svm ? clSetKernelArgSVMPointer(f->k, i, NULL)
+              : clSetKernelArg(f->k, i, sizeof(cl_mem), NULL);
+  } else {
+    err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
+    if (err == CL_SUCCESS) h->svm = svm;
+  }
+  if (err == CL_SUCCESS && f->keep_args && (!ptr || svm)) {
+    h->last[0] = (uint64_t)(uintptr_t)ptr;
+    h->gen = gen;
+    h->held = 1;
+  }
+  return err;
+}
+
+/* Sets f's arguments from args (under f->lock), skipping those the
+ * kernel object holds already (cls__argcache).  Stops at the first that
  * fails: *i is its index (f->nargs when all were set) and *what names the
  * call or the rule that refused it (NULL: args[*i] is NULL). */
 static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
                             cl_uint *i, const char **what) {
+  /* Read once, before memory.c's lookups: a free after it makes every
+   * pointer cached now stale. */
+  const size_t gen = cls__mem_gen();
+  const cl_uint nargs = f->nargs;
   cl_int err = CL_SUCCESS;
-  for (*i = 0; *i < f->nargs; ++*i) {
-    const void *a = args[*i];
+  cl_uint n = 0;
+  for (; n < nargs; ++n) {
+    const void *a = args[n];
     if (CLS__UNLIKELY(!a)) {
+      *i = n;
       *what = NULL;
       return CL_INVALID_ARG_VALUE;
     }
-    cls__oarg *p = &f->args[*i];
+    cls__oarg *p = &f->args[n];
     cls__argcache *h = &p->held;
-    *what = "clSetKernelArg";
-    if (p->kind == CLS__ARG_POINTER) {
-      /* SVM, a buffer, a sub-buffer or NULL: memory.c decides. */
+    /* A kept value, loaded with its size's fixed-size copy (one plain
+     * load), zero-padded to two words. */
+    uint64_t v0 = 0, v1 = 0;
+    switch (p->op) {
+    case CLS__OP_POINTER: {
       void *ptr = *(void *const *)a;
-      size_t gen = cls__mem_gen(); /* read before memory.c's lookup */
-      if (h->held && h->gen == gen && memcmp(h->last, &ptr, sizeof ptr) == 0)
+      if (h->held && h->gen == gen && h->last[0] == (uint64_t)(uintptr_t)ptr)
         continue;
-      h->held = 0;
-      if (!ptr) {
-        /* NULL in the form of the parameter's last pointer: NVIDIA's
-         * driver takes either form on a new kernel object, but after an
-         * SVM pointer only the SVM NULL, and after a buffer (or on a new
-         * object) only the buffer NULL; the other form is accepted by
-         * clSetKernelArg* and refused by the enqueue with
-         * CL_INVALID_KERNEL_ARGS (probed on the H200). */
-        *what = h->svm ? "clSetKernelArgSVMPointer" : "clSetKernelArg";
-        err = h->svm ? clSetKernelArgSVMPointer(f->k, *i, NULL)
-                     : clSetKernelArg(f->k, *i, sizeof(cl_mem), NULL);
-      } else {
-        err = cls__ocl_set_pointer_arg(d, f->k, *i, ptr, what);
-        if (err == CL_SUCCESS)
-          h->svm = strcmp(*what, "clSetKernelArgSVMPointer") == 0;
-      }
-      if (err == CL_SUCCESS && f->keep_args &&
-          (!ptr || strcmp(*what, "clSetKernelArgSVMPointer") == 0)) {
-        memcpy(h->last, &ptr, sizeof ptr);
-        h->gen = gen;
-        h->held = 1;
-      }
-    } else if (CLS__LIKELY(p->kind == CLS__ARG_VALUE)) {
-      int keep = f->keep_args && p->size <= CLS__ARG_KEEP;
-      if (keep && h->held && memcmp(h->last, a, p->size) == 0) continue;
-      h->held = 0;
-      err = clSetKernelArg(f->k, *i, p->size, a);
-      if (err == CL_SUCCESS && keep) {
-        memcpy(h->last, a, p->size);
-        h->held = 1;
-      }
-    } else {
+      err = cls__set_pointer(d, f, n, ptr, gen, what);
+      break;
+    }
+    case CLS__OP_KEEP1: {
+      uint8_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP2: {
+      uint16_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP4: {
+      uint32_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP8:
+      memcpy(&v0, a, sizeof v0);
+      goto kept;
+    case CLS__OP_KEEP16:
+      memcpy(&v0, a, sizeof v0);
+      memcpy(&v1, (const unsigned char *)a + sizeof v0, sizeof v1);
+    kept:
+      if (h->held && h->last[0] == v0 && h->last[1] == v1) continue;
+      err = cls__set_kept(f, n, a, v0, v1, what);
+      break;
+    case CLS__OP_VALUE:
+      *what = "clSetKernelArg";
+      err = clSetKernelArg(f->k, n, p->size, a);
+      break;
+    default: { /* CLS__OP_VEC3 */
       unsigned char v3[CLS__VEC3_MAX] = {0};
       memcpy(v3, a, p->copy);
-      err = clSetKernelArg(f->k, *i, p->size, v3);
+      *what = "clSetKernelArg";
+      err = clSetKernelArg(f->k, n, p->size, v3);
+      break;
     }
-    if (CLS__UNLIKELY(err != CL_SUCCESS)) return err;
+    }
+    if (CLS__UNLIKELY(err != CL_SUCCESS)) break;
   }
-  return CL_SUCCESS;
+  *i = n;
+  return err;
 }
 
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
@@ -581,21 +675,25 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   cl_uint i = 0;
   const char *what = NULL;
 
-  cls__ocl_begin(s, &b);
+  cls__ocl_begin_cmd(s, &b);
   b.what = f->name;
   b.cat = "kernel";
   b.work = 1;
-  pthread_mutex_lock(&f->lock);
+  cls__ocl_lock_take(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
                                  b.list, cls__ocl_event_slot(s, &ev));
   }
-  pthread_mutex_unlock(&f->lock);
+  cls__ocl_lock_give(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
+  if (CLS__LIKELY(ok && !ev)) {
+    cls__ocl_end_unnamed(s, &b);
+    return clsSuccess;
+  }
   cls__ocl_end_cmd(s, &b, ok, ev);
-  if (CLS__LIKELY(ok)) return clsSuccess;
+  if (ok) return clsSuccess;
 
   if (ev) clReleaseEvent(ev);
   if (!what)

@@ -15,9 +15,11 @@
  * | platform.lock       | device.c  | the platform's shared context           | (leaf)                             |
  * | stream.lock         | enqueue.c | enqueue order on the queue; writes of   | function.lock, busy_lock,          |
  * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
- * |                     |           |                                         | monitor lock, trace_lock           |
+ * |                     |           | (a cls__ocl_lock)                       | monitor lock, trace_lock           |
  * | function.lock       | module.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
- * |                     |           |                                         | allocation table (both read)       |
+ * |                     |           | (a cls__ocl_lock)                       | allocation table (both read)       |
+ * | cls__ocl_lock.m     | lock.c    | the sleep of a thread waiting for a     | (leaf)                             |
+ * |                     |           | cls__ocl_lock                           |                                    |
  * | device.streams_lock | stream.c  | the live stream list (read: devsync.c)  | last_lock                          |
  * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
  * |                     |           | reserves and drops; devsync.c reads)    |                                    |
@@ -78,6 +80,38 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+
+/* ---- Locks (lock.c) --------------------------------------------------- */
+
+/* The lock of the enqueue path (stream.lock, function.lock): held from a
+ * command's first driver call to its enqueue and nearly always free, so
+ * taking and giving it are one atomic operation each (a pthread mutex
+ * costs some 57 instructions a pair on glibc, on every command).  A
+ * thread that finds it held sleeps on `cond` until it is given back.
+ * `state`: 0 free, 1 held, 2 held and someone may be waiting.  Not
+ * recursive; no condition variable may wait on it. */
+typedef struct cls__ocl_lock {
+  atomic_int state;
+  pthread_mutex_t m; /* a leaf: guards only the sleep on cond */
+  pthread_cond_t cond;
+} cls__ocl_lock;
+void cls__ocl_lock_init(cls__ocl_lock *l);
+void cls__ocl_lock_destroy(cls__ocl_lock *l);
+/* The contended take (lock.c). */
+void cls__ocl_lock_wait(cls__ocl_lock *l);
+/* The contended give: wakes the sleepers (lock.c). */
+void cls__ocl_lock_wake(cls__ocl_lock *l);
+static inline void cls__ocl_lock_take(cls__ocl_lock *l) {
+  int free_ = 0;
+  if (CLS__UNLIKELY(!atomic_compare_exchange_strong_explicit(
+          &l->state, &free_, 1, memory_order_acquire, memory_order_relaxed)))
+    cls__ocl_lock_wait(l);
+}
+static inline void cls__ocl_lock_give(cls__ocl_lock *l) {
+  if (CLS__UNLIKELY(
+          atomic_exchange_explicit(&l->state, 0, memory_order_release) == 2))
+    cls__ocl_lock_wake(l);
+}
 
 typedef struct cls__ocl_platform {
   cl_platform_id id;
@@ -187,6 +221,12 @@ typedef struct cls__ocl_device {
   pthread_mutex_t busy_lock;
   struct cls__bstream **busy;
   unsigned nbusy, capbusy, nblocking; /* capbusy >= nblocking streams */
+  /* 0 only while the busy list and the orphans are empty: set by every
+   * addition (enqueue.c), cleared by the legacy gather that finds both
+   * empty, written under busy_lock and read without it, so that a legacy
+   * command with nothing to wait for takes no lock for it (a removal
+   * elsewhere leaves it set: the next gather clears it). */
+  _Atomic int busy_any;
   struct cls__ocl_orphan {
     cl_event ev;
     int blocking;
@@ -268,7 +308,7 @@ struct cls__bstream {
   unsigned id;  /* for the timeline trace */
 
   /* Serializes enqueues on q (held only while enqueueing). */
-  pthread_mutex_t lock;
+  cls__ocl_lock lock;
   /* Waits from clsStreamWaitEvent (retained) for the next command. */
   cl_event *waits;
   unsigned nwaits, capwaits;
@@ -414,10 +454,12 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
  * an SVM pointer, NULL, or for buffer-backed memory the buffer itself (at
  * its start) or a sub-buffer (inside it, at an offset that is a multiple
  * of CL_DEVICE_MEM_BASE_ADDR_ALIGN; other offsets are refused with
- * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken.
- * Under the function's lock. */
+ * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken;
+ * *svm is 1 when the call made was clSetKernelArgSVMPointer (the
+ * argument now holds an SVM pointer), else 0.  Under the function's
+ * lock. */
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
-                                void *ptr, const char **what);
+                                void *ptr, const char **what, int *svm);
 
 /* A command queue on d: in order, with profiling when `profiling` is set
  * and at high priority when `high` is set and d has priority hints;
@@ -489,6 +531,52 @@ static inline cl_event *cls__ocl_event_slot(const cls__bstream *s,
   extern int cls__trace_on;
   return s->dev->facts.command_events || CLS__UNLIKELY(cls__trace_on) ? ev
                                                                       : NULL;
+}
+/* Whether the legacy stream of d may have work that blocking streams
+ * wait for: two atomic loads, no lock (enqueue.c). */
+static inline int cls__ocl_legacy_pending(cls__ocl_device *d) {
+  cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
+  return l && (!cls__pos_known_done(&l->last) ||
+               atomic_load_explicit(&l->has_waits, memory_order_acquire));
+}
+/* Whether s's next command may have to wait for anything (s->lock held):
+ * its clsStreamWaitEvent waits, or with `gather` the legacy stream's
+ * implicit synchronization (blocking streams' work for the legacy
+ * stream, the legacy stream's work for a blocking stream).  No lock is
+ * taken: the device's busy_any and the legacy stream's known-done flag
+ * are set before the enqueue call of any command they stand for returns,
+ * so they say "nothing" only when every command issued before this call
+ * needs no wait (enqueue.c). */
+static inline int cls__ocl_waits_any(cls__bstream *s, int gather) {
+  if (s->nwaits) return 1;
+  if (!gather) return 0;
+  if (s->role == CLS__ROLE_LEGACY)
+    return atomic_load_explicit(&s->dev->busy_any, memory_order_acquire);
+  return s->blocking && cls__ocl_legacy_pending(s->dev);
+}
+/* A batch with nothing to wait for and nothing set aside (list NULL, as
+ * OpenCL wants an empty wait list): what cls__ocl_begin gives in the
+ * common case. */
+static inline void cls__ocl_batch_none(cls__ocl_batch *b) {
+  b->list = NULL;
+  b->n = b->npending = b->cap = 0;
+  b->nstall_q = b->nfinished = b->nstall_ev = 0;
+  b->what = b->cat = NULL;
+  b->from = NULL;
+  b->work = 0;
+  b->barrier = 0;
+}
+/* cls__ocl_begin once s->lock is held and cls__ocl_waits_any(s, 1) said
+ * the command may have something to wait for (enqueue.c). */
+void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b);
+/* cls__ocl_begin for the command path (launches, copies, fills), its
+ * common case inline. */
+static inline void cls__ocl_begin_cmd(cls__bstream *s, cls__ocl_batch *b) {
+  cls__ocl_lock_take(&s->lock);
+  if (CLS__LIKELY(!cls__ocl_waits_any(s, 1)))
+    cls__ocl_batch_none(b);
+  else
+    cls__ocl_begin_held(s, b);
 }
 /* cls__ocl_begin without the legacy stream's implicit synchronization:
  * gathers only s's own clsStreamWaitEvent waits (enqueue.c). */
