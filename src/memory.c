@@ -330,11 +330,15 @@ static clsError_t cls__set(void *p, int value, size_t n, clsStream_t sh,
   if (e == clsSuccess) e = cls__check_reach(&w, p, dev, "devPtr");
   if (e != clsSuccess) return e;
   /* clsMemset of device memory returns at once, as cudaMemset does; of
-   * pinned host memory it returns once done. */
+   * pinned host memory (either kind) or managed memory it returns once
+   * done ("fully synchronous", CUDA's API synchronization behaviour). */
   int mode = CLS__COPY_ASYNC;
-  if (sync)
-    mode = (w.kind == CLS__MEM_HOST ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC) |
+  if (sync) {
+    int host_sees = w.kind == CLS__MEM_HOST || w.kind == CLS__MEM_HOST_MAPPED ||
+                    w.kind == CLS__MEM_MANAGED;
+    mode = (host_sees ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC) |
            CLS__COPY_SYNC_CALL;
+  }
   return cls__b_memset(s, p, value, n, mode);
 }
 
