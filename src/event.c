@@ -20,9 +20,10 @@
  * - query, synchronize, elapsed time and stream waits read the word: a
  *   known-complete event costs one atomic load.
  *
- * e->lock guards e->tok and orders records of one event against each
- * other; it is a leaf lock but for the backend's token calls made under it
- * (status and end-time reads, which never wait).  No wait happens with it
+ * e->lock (a cls__lock, lock.h: every record takes it) guards e->tok and
+ * orders records of one event against each other; it is a leaf lock but
+ * for the backend's token calls made under it (status and end-time reads,
+ * which never wait).  No wait happens with it
  * held: a synchronize takes a reference to the token and lets go first. */
 #include "internal.h"
 
@@ -40,7 +41,7 @@ struct cls__event {
   int dev;
   unsigned flags;
   _Atomic unsigned long state; /* see above */
-  pthread_mutex_t lock;
+  cls__lock lock;              /* see above */
   cls__btoken *tok; /* the newest record's; NULL: none, or complete */
   cls__bevent *b;
 };
@@ -54,11 +55,11 @@ static inline int cls__ev_settled(unsigned long st) {
 /* The newest record's token, retained, and the state it goes with (read
  * together under the lock).  NULL when there is nothing to wait for. */
 static cls__btoken *cls__event_take(cls__event *e, unsigned long *st) {
-  pthread_mutex_lock(&e->lock);
+  cls__lock_take(&e->lock);
   *st = atomic_load_explicit(&e->state, memory_order_relaxed);
   cls__btoken *t = cls__ev_settled(*st) ? NULL : e->tok;
   cls__b_token_retain(t);
-  pthread_mutex_unlock(&e->lock);
+  cls__lock_give(&e->lock);
   return t;
 }
 
@@ -72,7 +73,7 @@ static void cls__event_mark_done(cls__event *e, unsigned long seen) {
 /* Makes `t` (owned; NULL: complete) e's newest record, complete already
  * where `complete` is set. */
 static void cls__event_record(cls__event *e, cls__btoken *t, int complete) {
-  pthread_mutex_lock(&e->lock);
+  cls__lock_take(&e->lock);
   cls__btoken *old = e->tok;
   e->tok = t;
   /* Only holders of the lock change the generation; a mark-done racing
@@ -81,7 +82,7 @@ static void cls__event_record(cls__event *e, cls__btoken *t, int complete) {
   st = ((st & ~(CLS__EV_GEN - 1)) + CLS__EV_GEN) | CLS__EV_RECORDED |
        (t && !complete ? 0 : CLS__EV_DONE);
   atomic_store_explicit(&e->state, st, memory_order_release);
-  pthread_mutex_unlock(&e->lock);
+  cls__lock_give(&e->lock);
   if (old) cls__b_token_release(old);
 }
 
@@ -107,10 +108,10 @@ static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {
     free(ev);
     return e;
   }
-  pthread_mutex_init(&ev->lock, NULL);
+  cls__lock_init(&ev->lock);
   uintptr_t h = cls__handle_new(CLS__KIND_EVENT, ev);
   if (!h) {
-    pthread_mutex_destroy(&ev->lock);
+    cls__lock_destroy(&ev->lock);
     cls__b_event_destroy(ev->b);
     free(ev);
     return cls__reason(clsErrorMemoryAllocation, "handle table is full");
@@ -143,7 +144,7 @@ clsError_t clsEventDestroy(clsEvent_t h) {
   if (!e) CLS__RETURN(CLS__BAD_EVENT(h));
   cls__b_token_release(e->tok); /* the captured work still runs */
   cls__b_event_destroy(e->b);
-  pthread_mutex_destroy(&e->lock);
+  cls__lock_destroy(&e->lock);
   free(e);
   CLS__RETURN(clsSuccess);
 }
@@ -172,10 +173,10 @@ clsError_t clsEventRecord(clsEvent_t h, clsStream_t sh) {
  * hot path (one atomic load) saves no registers. */
 static CLS__NOINLINE clsError_t cls__event_query_slow(cls__event *e) {
   /* A status read never waits, so it may be made under the lock. */
-  pthread_mutex_lock(&e->lock);
+  cls__lock_take(&e->lock);
   unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
   clsError_t r = cls__ev_settled(st) ? clsSuccess : cls__b_token_status(e->tok);
-  pthread_mutex_unlock(&e->lock);
+  cls__lock_give(&e->lock);
   if (r == clsSuccess) cls__event_mark_done(e, st);
   return r;
 }
@@ -213,10 +214,10 @@ clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s) {
   if (!(st & CLS__EV_RECORDED)) return clsSuccess; /* no effect */
   /* A record known complete still reaches the backend: on the legacy
    * stream a wait orders after the blocking streams' work. */
-  pthread_mutex_lock(&e->lock);
+  cls__lock_take(&e->lock);
   cls__btoken *t = e->tok;
   cls__b_token_retain(t);
-  pthread_mutex_unlock(&e->lock);
+  cls__lock_give(&e->lock);
   clsError_t r = cls__b_stream_wait_token(s, t);
   cls__b_token_release(t);
   return r;
@@ -232,11 +233,11 @@ static clsError_t cls__timed_event(clsEvent_t h, const char *which,
     return cls__reason(clsErrorInvalidResourceHandle,
                        "%s event was created with clsEventDisableTiming",
                        which);
-  pthread_mutex_lock(&e->lock);
+  cls__lock_take(&e->lock);
   unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
   cls__btoken *t = e->tok;
   cls__b_token_retain(t);
-  pthread_mutex_unlock(&e->lock);
+  cls__lock_give(&e->lock);
   if (!(st & CLS__EV_RECORDED))
     return cls__reason(clsErrorInvalidResourceHandle,
                        "%s event was never recorded", which);

@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "clstream.h"
+#include "lock.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

@@ -61,7 +61,7 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
    * gathers the legacy stream's work, at its own time. */
   cls__ocl_batch g;
   cls__ocl_batch_init(&g);
-  cls__ocl_lock_take(&s->lock);
+  cls__lock_take(&s->lock);
   if (s->role == CLS__ROLE_LEGACY) cls__ocl_gather_blocking(s->dev, &g);
   if (ev) cls__ocl_batch_push(&g, ev);
   int ok = 1, add = 0;
@@ -78,7 +78,7 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
     }
     pthread_mutex_unlock(&s->last_lock);
   }
-  cls__ocl_lock_give(&s->lock);
+  cls__lock_give(&s->lock);
   /* What the legacy gather set aside (a queue whose position could not be
    * named, events out of host memory) is waited for now, with no lock
    * held, so that the stream's later work comes after it. */

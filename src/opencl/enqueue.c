@@ -270,7 +270,7 @@ static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
 static void cls__begin_held(cls__bstream *s, cls__ocl_batch *b, int gather) {
   cls__ocl_batch_none(b);
   for (int round = 0;; ++round) {
-    if (round) cls__ocl_lock_take(&s->lock);
+    if (round) cls__lock_take(&s->lock);
     cls__batch_reset(b);
     /* Borrowed: cls__ocl_end releases them as consumed.  Gathering again,
      * those complete now are left out, so that each round gets further. */
@@ -295,7 +295,7 @@ static void cls__begin_held(cls__bstream *s, cls__ocl_batch *b, int gather) {
      * again (a driver wait never happens with a lock held). */
     for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
     if (b->list != b->small) free(b->list);
-    cls__ocl_lock_give(&s->lock);
+    cls__lock_give(&s->lock);
     cls__ocl_batch_unstall(b);
   }
   cls__ocl_batch_forget(b);
@@ -307,7 +307,7 @@ void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b) {
 }
 
 void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
-  cls__ocl_lock_take(&s->lock);
+  cls__lock_take(&s->lock);
   if (CLS__LIKELY(!cls__ocl_waits_any(s, 1)))
     cls__ocl_batch_none(b);
   else
@@ -315,7 +315,7 @@ void cls__ocl_begin(cls__bstream *s, cls__ocl_batch *b) {
 }
 
 void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
-  cls__ocl_lock_take(&s->lock);
+  cls__lock_take(&s->lock);
   if (CLS__LIKELY(!cls__ocl_waits_any(s, 0)))
     cls__ocl_batch_none(b);
   else
@@ -368,7 +368,7 @@ static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
     for (cl_uint i = b->npending; i < b->n; ++i) clReleaseEvent(b->list[i]);
     if (b->list != b->small) free(b->list);
   }
-  cls__ocl_lock_give(&s->lock);
+  cls__lock_give(&s->lock);
 }
 
 /* Work enqueued without a later clstream call must still start (DESIGN:

@@ -91,7 +91,7 @@ typedef struct cls__oarg {
 
 struct cls__bfunction {
   cl_kernel k;
-  cls__ocl_lock lock; /* held while the kernel's arguments are set */
+  cls__lock lock; /* held while the kernel's arguments are set */
   cl_uint nargs;
   int bad;        /* index of the first unsupported parameter, or -1 */
   char *bad_msg;  /* why it is unsupported (when bad >= 0) */
@@ -241,7 +241,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
 
 static void cls__function_free(cls__bfunction *f) {
   if (f->k) clReleaseKernel(f->k);
-  cls__ocl_lock_destroy(&f->lock);
+  cls__lock_destroy(&f->lock);
   free(f->bad_msg);
   free(f->name);
   free(f);
@@ -450,7 +450,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->bad = -1;
   const char *keep = getenv("CLSTREAM_ARG_CACHE");
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
-  cls__ocl_lock_init(&f->lock);
+  cls__lock_init(&f->lock);
   size_t wg = 0;
   if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_WORK_GROUP_SIZE,
                                sizeof wg, &wg, NULL) == CL_SUCCESS)
@@ -679,14 +679,14 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   b.what = f->name;
   b.cat = "kernel";
   b.work = 1;
-  cls__ocl_lock_take(&f->lock);
+  cls__lock_take(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
                                  b.list, cls__ocl_event_slot(s, &ev));
   }
-  cls__ocl_lock_give(&f->lock);
+  cls__lock_give(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
   if (CLS__LIKELY(ok && !ev)) {
     cls__ocl_end_unnamed(s, &b);

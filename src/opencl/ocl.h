@@ -15,11 +15,11 @@
  * | platform.lock       | device.c  | the platform's shared context           | (leaf)                             |
  * | stream.lock         | enqueue.c | enqueue order on the queue; writes of   | function.lock, busy_lock,          |
  * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
- * |                     |           | (a cls__ocl_lock)                       | monitor lock, trace_lock           |
+ * |                     |           | (a cls__lock, src/lock.h)               | monitor lock, trace_lock           |
  * | function.lock       | module.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
- * |                     |           | (a cls__ocl_lock)                       | allocation table (both read)       |
- * | cls__ocl_lock.m     | lock.c    | the sleep of a thread waiting for a     | (leaf)                             |
- * |                     |           | cls__ocl_lock                           |                                    |
+ * |                     |           | (a cls__lock)                           | allocation table (both read)       |
+ * | cls__lock.m         | lock.c    | the sleep of a thread waiting for a     | (leaf)                             |
+ * |                     | (front)   | cls__lock                               |                                    |
  * | device.streams_lock | stream.c  | the live stream list (read: devsync.c)  | last_lock                          |
  * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
  * |                     |           | reserves and drops; devsync.c reads)    |                                    |
@@ -80,38 +80,6 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
-
-/* ---- Locks (lock.c) --------------------------------------------------- */
-
-/* The lock of the enqueue path (stream.lock, function.lock): held from a
- * command's first driver call to its enqueue and nearly always free, so
- * taking and giving it are one atomic operation each (a pthread mutex
- * costs some 57 instructions a pair on glibc, on every command).  A
- * thread that finds it held sleeps on `cond` until it is given back.
- * `state`: 0 free, 1 held, 2 held and someone may be waiting.  Not
- * recursive; no condition variable may wait on it. */
-typedef struct cls__ocl_lock {
-  atomic_int state;
-  pthread_mutex_t m; /* a leaf: guards only the sleep on cond */
-  pthread_cond_t cond;
-} cls__ocl_lock;
-void cls__ocl_lock_init(cls__ocl_lock *l);
-void cls__ocl_lock_destroy(cls__ocl_lock *l);
-/* The contended take (lock.c). */
-void cls__ocl_lock_wait(cls__ocl_lock *l);
-/* The contended give: wakes the sleepers (lock.c). */
-void cls__ocl_lock_wake(cls__ocl_lock *l);
-static inline void cls__ocl_lock_take(cls__ocl_lock *l) {
-  int free_ = 0;
-  if (CLS__UNLIKELY(!atomic_compare_exchange_strong_explicit(
-          &l->state, &free_, 1, memory_order_acquire, memory_order_relaxed)))
-    cls__ocl_lock_wait(l);
-}
-static inline void cls__ocl_lock_give(cls__ocl_lock *l) {
-  if (CLS__UNLIKELY(
-          atomic_exchange_explicit(&l->state, 0, memory_order_release) == 2))
-    cls__ocl_lock_wake(l);
-}
 
 typedef struct cls__ocl_platform {
   cl_platform_id id;
@@ -308,7 +276,7 @@ struct cls__bstream {
   unsigned id;  /* for the timeline trace */
 
   /* Serializes enqueues on q (held only while enqueueing). */
-  cls__ocl_lock lock;
+  cls__lock lock;
   /* Waits from clsStreamWaitEvent (retained) for the next command. */
   cl_event *waits;
   unsigned nwaits, capwaits;
@@ -572,7 +540,7 @@ void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b);
 /* cls__ocl_begin for the command path (launches, copies, fills), its
  * common case inline. */
 static inline void cls__ocl_begin_cmd(cls__bstream *s, cls__ocl_batch *b) {
-  cls__ocl_lock_take(&s->lock);
+  cls__lock_take(&s->lock);
   if (CLS__LIKELY(!cls__ocl_waits_any(s, 1)))
     cls__ocl_batch_none(b);
   else

@@ -43,7 +43,7 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_stream(s);
   cls__pos_init(&s->last);
   s->last_tok = NULL;
-  cls__ocl_lock_init(&s->lock);
+  cls__lock_init(&s->lock);
   pthread_mutex_init(&s->last_lock, NULL);
   pthread_mutex_lock(&d->streams_lock);
   s->next = d->streams;
@@ -117,7 +117,7 @@ void cls__b_stream_destroy(cls__bstream *s) {
   pthread_mutex_unlock(&d->busy_lock);
   cls__b_token_release(s->last_tok);
   clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
-  cls__ocl_lock_destroy(&s->lock);
+  cls__lock_destroy(&s->lock);
   pthread_mutex_destroy(&s->last_lock);
   free(s);
 }
