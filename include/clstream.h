@@ -599,7 +599,8 @@ CLS_API clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
 /* Sets `count` bytes to (unsigned char)value on the legacy default
  * stream, so after earlier work in the blocking streams.  Returns at once
  * for device memory (as cudaMemset does; later legacy and blocking-stream
- * work waits for it), and blocks until done for pinned host memory. */
+ * work waits for it), and blocks until done for pinned host memory (either
+ * kind) and managed memory, which CUDA documents as fully synchronous. */
 CLS_API clsError_t clsMemset(void *devPtr, int value, size_t count);
 /* Enqueues a memset on `s`.  Never blocks. */
 CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
