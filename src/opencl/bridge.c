@@ -66,7 +66,7 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
   if (ev) cls__ocl_batch_push(&g, ev);
   int ok = 1, add = 0;
   if (g.n) {
-    pthread_mutex_lock(&s->last_lock);
+    cls__lock_take(&s->last_lock);
     ok = cls__ocl_grow((void **)&s->waits, &s->capwaits, s->nwaits + g.n,
                        sizeof *s->waits);
     if (ok) {
@@ -76,7 +76,7 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
       add = s->blocking && !s->in_busy;
       if (add) s->in_busy = 1;
     }
-    pthread_mutex_unlock(&s->last_lock);
+    cls__lock_give(&s->last_lock);
   }
   cls__lock_give(&s->lock);
   /* What the legacy gather set aside (a queue whose position could not be

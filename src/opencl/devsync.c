@@ -35,9 +35,9 @@ static clsError_t cls__device_wait_all(cls__ocl_device *d) {
   cls__ocl_batch_init(&b);
   pthread_mutex_lock(&d->streams_lock);
   for (cls__bstream *s = d->streams; s; s = s->next) {
-    pthread_mutex_lock(&s->last_lock);
+    cls__lock_take(&s->last_lock);
     cls__ocl_gather_stream(s, &b);
-    pthread_mutex_unlock(&s->last_lock);
+    cls__lock_give(&s->last_lock);
   }
   pthread_mutex_unlock(&d->streams_lock);
   pthread_mutex_lock(&d->busy_lock);

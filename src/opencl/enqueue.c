@@ -215,12 +215,12 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   pthread_mutex_lock(&d->busy_lock);
   for (unsigned i = 0; i < d->nbusy;) {
     cls__bstream *t = d->busy[i];
-    pthread_mutex_lock(&t->last_lock);
+    cls__lock_take(&t->last_lock);
     cl_int st = cls__ocl_gather_stream(t, b);
     int keep = st != CL_COMPLETE;
     cls__fold_status(&worst, st);
     if (!keep) t->in_busy = 0;
-    pthread_mutex_unlock(&t->last_lock);
+    cls__lock_give(&t->last_lock);
     if (keep)
       ++i;
     else
@@ -254,9 +254,9 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
   if (!cls__ocl_legacy_pending(d)) return;
   cls__bstream *l = atomic_load_explicit(&d->legacy, memory_order_acquire);
-  pthread_mutex_lock(&l->last_lock);
+  cls__lock_take(&l->last_lock);
   cls__ocl_gather_stream(l, b);
-  pthread_mutex_unlock(&l->last_lock);
+  cls__lock_give(&l->last_lock);
 }
 
 /* How often cls__begin_held gathers again after waiting for what a
@@ -347,7 +347,7 @@ static inline void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b,
                                cl_event ev, cls__btoken *tok) {
   /* The waits are consumed (other streams read them under last_lock;
    * only holders of s->lock change them, and that is us). */
-  pthread_mutex_lock(&s->last_lock);
+  cls__lock_take(&s->last_lock);
   unsigned consumed = s->nwaits;
   if (CLS__UNLIKELY(consumed)) {
     s->nwaits = 0;
@@ -356,7 +356,7 @@ static inline void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b,
   cls__last_ref old = cls__last_advance(s, ev, b->work, b->barrier, tok);
   int add = s->blocking && !s->in_busy;
   if (add) s->in_busy = 1;
-  pthread_mutex_unlock(&s->last_lock);
+  cls__lock_give(&s->last_lock);
   for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
   if (old.ev || old.tok) cls__last_drop(old); /* nothing for an unnamed one */
   if (add) cls__ocl_busy_add(s);

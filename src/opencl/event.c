@@ -34,7 +34,7 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   *after_work = 0;
   if (b->n != 0) return NULL;
   cl_event ev = NULL;
-  pthread_mutex_lock(&s->last_lock);
+  cls__lock_take(&s->last_lock);
   cls__ocl_pos *p = &s->last;
   int done = cls__last_known_done(s);
   /* Whether a marker enqueued now would follow device work only (or an
@@ -58,7 +58,7 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
     *idle = 1;
     *after_work = 1; /* an idle queue: nothing gates a marker */
   }
-  pthread_mutex_unlock(&s->last_lock);
+  cls__lock_give(&s->last_lock);
   return ev;
 }
 

@@ -25,7 +25,8 @@
  * |                     |           | reserves and drops; devsync.c reads)    |                                    |
  * | stream.last_lock    | enqueue.c | newest command, unnamed count, waits    | monitor lock (a failed flush);     |
  * |                     |           | (read by other streams, event.c); the   | enqueues a barrier, never waits    |
- * |                     |           | position's `done` (position.c)          |                                    |
+ * |                     |           | position's `done` (position.c); a       |                                    |
+ * |                     |           | cls__lock                               |                                    |
  * | pool.lock           | pool.c    | a device's stream-ordered pool          | (leaf; token status reads)         |
  * | module.lock         | module.c  | a module's function list                | (leaf)                             |
  * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers (its | (leaf)                             |
@@ -291,7 +292,7 @@ struct cls__bstream {
    * without one, and whoever needs the stream's position names it with a
    * barrier then (cls__ocl_position).  Under last_lock, but for the
    * lock-free cls__pos_known_done(&last). */
-  pthread_mutex_t last_lock;
+  cls__lock last_lock;
   cls__ocl_pos last;
   /* The record token whose command last.ev is, or NULL: the stream then
    * holds last.ev through a reference to the token (the driver's one

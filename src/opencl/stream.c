@@ -44,7 +44,7 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
   cls__pos_init(&s->last);
   s->last_tok = NULL;
   cls__lock_init(&s->lock);
-  pthread_mutex_init(&s->last_lock, NULL);
+  cls__lock_init(&s->last_lock);
   pthread_mutex_lock(&d->streams_lock);
   s->next = d->streams;
   if (d->streams) d->streams->prev = s;
@@ -77,10 +77,10 @@ void cls__b_stream_destroy(cls__bstream *s) {
    * held, where orphan_add used to wait under busy_lock.  Nobody enqueues
    * on a stream being destroyed, so its waits and newest command hold
    * still meanwhile. */
-  pthread_mutex_lock(&s->last_lock);
+  cls__lock_take(&s->last_lock);
   cls__ocl_position(s);
   int unnamed = s->last.unnamed != 0;
-  pthread_mutex_unlock(&s->last_lock);
+  cls__lock_give(&s->last_lock);
   pthread_mutex_lock(&d->busy_lock);
   if (unnamed ||
       !cls__ocl_grow((void **)&d->orphans, &d->caporphans,
@@ -118,7 +118,7 @@ void cls__b_stream_destroy(cls__bstream *s) {
   cls__b_token_release(s->last_tok);
   clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
   cls__lock_destroy(&s->lock);
-  pthread_mutex_destroy(&s->last_lock);
+  cls__lock_destroy(&s->last_lock);
   free(s);
 }
 
@@ -196,29 +196,29 @@ static clsError_t cls__materialize_waits(cls__bstream *s) {
 /* The stream's newest command, retained, or NULL when it is known done. */
 static cl_event cls__last(cls__bstream *s) {
   if (cls__pos_known_done(&s->last)) return NULL;
-  pthread_mutex_lock(&s->last_lock);
+  cls__lock_take(&s->last_lock);
   cls__ocl_position(s);
   if (CLS__UNLIKELY(s->last.unnamed)) { /* no barrier could be enqueued */
     /* The queue is finished instead, with last_lock dropped first: no
      * driver wait happens with a lock held. */
-    pthread_mutex_unlock(&s->last_lock);
+    cls__lock_give(&s->last_lock);
     clFinish(s->q);
-    pthread_mutex_lock(&s->last_lock);
+    cls__lock_take(&s->last_lock);
   }
   cl_event ev = s->last.ev;
   if (ev && !cls__last_known_done(s))
     clRetainEvent(ev);
   else
     ev = NULL;
-  pthread_mutex_unlock(&s->last_lock);
+  cls__lock_give(&s->last_lock);
   return ev;
 }
 
 /* A wait for ev, s's newest command when it began, returned clsSuccess. */
 static void cls__mark_done(cls__bstream *s, cl_event ev) {
-  pthread_mutex_lock(&s->last_lock);
+  cls__lock_take(&s->last_lock);
   cls__pos_reached(&s->last, ev);
-  pthread_mutex_unlock(&s->last_lock);
+  cls__lock_give(&s->last_lock);
 }
 
 /* Blocks until the blocking streams' work that legacy-stream work issued
@@ -264,13 +264,13 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
   /* A pending wait makes the stream not ready; a failed one fails it.
    * last_lock, not the enqueue lock: writers of both hold both.  Without
    * a barrier for unnamed commands the position stays "not yet". */
-  pthread_mutex_lock(&s->last_lock);
+  cls__lock_take(&s->last_lock);
   cl_int st = cls__ocl_waits_status(s, NULL);
   if (st == CL_COMPLETE) {
     cls__ocl_position(s);
     st = cls__last_status(s);
   }
-  pthread_mutex_unlock(&s->last_lock);
+  cls__lock_give(&s->last_lock);
   if (st < 0) return cls__ocl_failed(st);
   return st == CL_COMPLETE ? cls__query_blocking(s) : clsErrorNotReady;
 }
