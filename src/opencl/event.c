@@ -23,18 +23,17 @@ void cls__b_event_destroy(cls__bevent *e) { (void)e; }
  * adds no waits (b->n == 0) and that command has not completed yet (or
  * failed: the record fails with it), so its completion is exactly when
  * the stream reaches the record (and its END timestamp the record's
- * time).  Returns a token for it (the stream's own reference to it,
- * shared: cls__last_token), or NULL, with *tok_failed set when a token
- * was wanted but host memory ran out.  Called between cls__ocl_begin and
+ * time).  Returns it retained (with its kind in *work and *barrier), or
+ * NULL.  Only reads the stream's position (cls__pos_status is the one
+ * that learns completion).  Called between cls__ocl_begin and
  * cls__ocl_end, so the stream cannot move. */
-static cls__btoken *cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
-                                       int timed, int *idle, int *after_work,
-                                       int *tok_failed) {
+static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
+                                   int timed, int *idle, int *after_work,
+                                   int *work, int *barrier) {
   *idle = 0;
   *after_work = 0;
-  *tok_failed = 0;
   if (b->n != 0) return NULL;
-  cls__btoken *t = NULL;
+  cl_event ev = NULL;
   cls__lock_take(&s->last_lock);
   cls__ocl_pos *p = &s->last;
   int done = cls__last_known_done(s);
@@ -51,14 +50,16 @@ static cls__btoken *cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
      * on this device. */
   } else if (cls__last_status(s) != CL_COMPLETE) {
     /* A failed newest command stands for the record too: it fails. */
-    t = cls__last_token(s);
-    *tok_failed = !t;
+    ev = p->ev;
+    clRetainEvent(ev);
+    *work = p->work;
+    *barrier = p->barrier;
   } else {
     *idle = 1;
     *after_work = 1; /* an idle queue: nothing gates a marker */
   }
   cls__lock_give(&s->last_lock);
-  return t;
+  return ev;
 }
 
 clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
@@ -74,15 +75,16 @@ clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
   /* No command at all where one is not needed: the stream's in-flight
    * newest command stands for the record, and an untimed record on an idle
    * stream is complete at once. */
-  int idle, after_work, tok_failed;
-  cls__btoken *last =
-      cls__reusable_last(s, &b, timed, &idle, &after_work, &tok_failed);
-  if (last || tok_failed || (idle && !timed)) {
+  int idle, after_work, work = 0, barrier = 0;
+  ev = cls__reusable_last(s, &b, timed, &idle, &after_work, &work, &barrier);
+  if (ev || (idle && !timed)) {
     cls__ocl_end(s, &b, NULL);
-    if (tok_failed) return clsErrorMemoryAllocation; /* reason given */
-    *out = last;
-    *complete = !last; /* NULL: an untimed record of idle work */
-    return clsSuccess;
+    if (!ev) { /* complete: no token */
+      *complete = 1;
+      return clsSuccess;
+    }
+    *out = cls__ocl_token_new(s->dev, ev, work, barrier);
+    return *out ? clsSuccess : clsErrorMemoryAllocation;
   }
   if (idle && s->dev->facts.host_clock && !cls__trace_on) {
     /* The device's profiling clock is a host clock (device.c): a timed

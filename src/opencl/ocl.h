@@ -241,6 +241,11 @@ void cls__pos_reached(cls__ocl_pos *p, cl_event ev);
 static inline int cls__pos_known_done(cls__ocl_pos *p) {
   return atomic_load_explicit(&p->done, memory_order_acquire);
 }
+/* A token for ev (retained, handed over; NULL gives a NULL token) on d,
+ * one reference.  NULL with a reason when out of host memory (ev is
+ * released then). */
+cls__btoken *cls__ocl_token_new(cls__ocl_device *d, cl_event ev, int work,
+                                int barrier);
 /* A token of d for no command: a timed record complete at once, whose end
  * time is `stamp` (d->facts.host_clock).  NULL with a reason when out of
  * host memory. */
@@ -320,18 +325,11 @@ int cls__last_known_done(struct cls__bstream *s);
 /* cls__pos_status of s's newest command, after cls__last_known_done.
  * Under last_lock. */
 cl_int cls__last_status(struct cls__bstream *s);
-/* A token for s's newest command (last.ev, named and not complete), with
- * a reference for the caller: the record token that holds it already, or
- * a new one that takes over the stream's reference (the stream then holds
- * the token).  NULL with a reason when out of host memory.  Under
- * last_lock. */
-cls__btoken *cls__last_token(struct cls__bstream *s);
 
 /* A record's token (backend.h): a position that never moves, shared by
  * reference count between the front's event, stream waits and the
- * backend's own users (pool.c, memory.c).  Made by cls__ocl_token_reserve,
- * cls__last_token or cls__ocl_token_stamped (position.c), freed when the
- * last reference goes. */
+ * backend's own users (pool.c, memory.c).  Made by cls__ocl_token_new
+ * (position.c), freed when the last reference goes. */
 struct cls__btoken {
   cls__ocl_pos pos; /* pos.unnamed is always 0 */
   cl_ulong stamp;   /* with pos.ev NULL: a timed record complete at once,

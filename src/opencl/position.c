@@ -100,18 +100,15 @@ static cls__btoken *cls__token_alloc(cls__ocl_device *d) {
   return t;
 }
 
-cls__btoken *cls__last_token(cls__bstream *s) {
-  cls__btoken *t = s->last_tok;
+cls__btoken *cls__ocl_token_new(cls__ocl_device *d, cl_event ev, int work,
+                                int barrier) {
+  if (!ev) return NULL;
+  cls__btoken *t = cls__token_alloc(d);
   if (!t) {
-    t = cls__token_alloc(s->dev);
-    if (!t) return NULL;
-    /* The stream's reference to last.ev moves into the token, which the
-     * stream holds from now on (one driver reference for both). */
-    cls__ocl_pos *p = &s->last;
-    (void)cls__pos_advance(&t->pos, p->ev, p->work, p->barrier);
-    s->last_tok = t;
+    clReleaseEvent(ev);
+    return NULL;
   }
-  atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+  (void)cls__pos_advance(&t->pos, ev, work, barrier);
   return t;
 }
 
