@@ -3,7 +3,7 @@
  * An event's state is one atomic word, changed only by the functions in
  * this file:
  *
- *   state = generation << 2 | CLS__EV_DONE | CLS__EV_RECORDED
+ *   state = generation << 3 | CLS__EV_LOCKED | CLS__EV_DONE | CLS__EV_RECORDED
  *
  * - never recorded: 0.  Query and synchronize succeed at once, elapsed
  *   times are clsErrorInvalidResourceHandle, stream waits have no effect.
@@ -11,8 +11,7 @@
  *   token, the generation goes up by one, RECORDED is set and DONE is set
  *   only where the backend says the work is complete at record time (a
  *   NULL token: an untimed record of idle work; or a token with an end
- *   time but no command).  The token replaces the older one under
- *   e->lock.
+ *   time but no command).  The token replaces the older one.
  * - mark done (cls__event_mark_done): a query or synchronize that saw the
  *   token of generation g complete sets DONE if the word still holds g
  *   (compare-and-swap on the value read with the token), so a completion
@@ -20,14 +19,20 @@
  * - query, synchronize, elapsed time and stream waits read the word: a
  *   known-complete event costs one atomic load.
  *
- * e->lock (a cls__lock, lock.h: every record takes it) guards e->tok and
- * orders records of one event against each other; it is a leaf lock but
- * for the backend's token calls made under it (status and end-time reads,
- * which never wait).  No wait happens with it
- * held: a synchronize takes a reference to the token and lets go first. */
+ * LOCKED is the event's lock, in the same word: it guards e->tok and
+ * orders records of one event against each other.  Taking it is one
+ * compare-and-swap that also reads the state; giving it back is a plain
+ * release store of the new state, since nobody else changes the word
+ * while it is held.  So a record costs one atomic read-modify-write
+ * (a separate lock cost two, and a pthread mutex some 57 instructions).
+ * It is held only for a token swap or for the backend's token calls made
+ * under it (status and end-time reads, which never wait), so a thread
+ * that finds it held spins, yielding the processor after a while.  No
+ * wait happens with it held: a synchronize takes a reference to the
+ * token and lets go first. */
 #include "internal.h"
 
-#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 
 #define CLS__EVENT_FLAGS                                                       \
@@ -35,14 +40,15 @@
 
 #define CLS__EV_RECORDED 1ul /* some record has returned */
 #define CLS__EV_DONE 2ul     /* the newest record is known complete */
-#define CLS__EV_GEN 4ul      /* one record */
+#define CLS__EV_LOCKED 4ul   /* the event's lock (see above) */
+#define CLS__EV_GEN 8ul      /* one record */
 
 struct cls__event {
   int dev;
   unsigned flags;
   _Atomic unsigned long state; /* see above */
-  cls__lock lock;              /* see above */
-  cls__btoken *tok; /* the newest record's; NULL: none, or complete */
+  cls__btoken *tok; /* under LOCKED: the newest record's; NULL: none, or
+                       complete */
   cls__bevent *b;
 };
 
@@ -52,37 +58,78 @@ static inline int cls__ev_settled(unsigned long st) {
   return (st & (CLS__EV_RECORDED | CLS__EV_DONE)) != CLS__EV_RECORDED;
 }
 
+/* Waits a little for a held lock: a pause, and after many of them the
+ * rest of the time slice (its holder may have been preempted). */
+static void cls__ev_backoff(unsigned *spins) {
+  if (++*spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+  } else {
+    sched_yield();
+  }
+}
+
+/* Takes e's lock; returns the state it held (LOCKED clear). */
+static inline unsigned long cls__event_lock(cls__event *e) {
+  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  unsigned spins = 0;
+  for (;;) {
+    if (CLS__LIKELY(!(st & CLS__EV_LOCKED)) &&
+        CLS__LIKELY(atomic_compare_exchange_weak_explicit(
+            &e->state, &st, st | CLS__EV_LOCKED, memory_order_acquire,
+            memory_order_relaxed)))
+      return st;
+    if (st & CLS__EV_LOCKED) {
+      cls__ev_backoff(&spins);
+      st = atomic_load_explicit(&e->state, memory_order_relaxed);
+    }
+  }
+}
+
+/* Gives e's lock back, leaving state `st` (LOCKED clear). */
+static inline void cls__event_unlock(cls__event *e, unsigned long st) {
+  atomic_store_explicit(&e->state, st, memory_order_release);
+}
+
 /* The newest record's token, retained, and the state it goes with (read
  * together under the lock).  NULL when there is nothing to wait for. */
 static cls__btoken *cls__event_take(cls__event *e, unsigned long *st) {
-  cls__lock_take(&e->lock);
-  *st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  *st = cls__event_lock(e);
   cls__btoken *t = cls__ev_settled(*st) ? NULL : e->tok;
   cls__b_token_retain(t);
-  cls__lock_give(&e->lock);
+  cls__event_unlock(e, *st);
   return t;
 }
 
-/* The record that was newest when `seen` was read is complete. */
+/* The record that was newest when `seen` was read is complete.  A lock
+ * held meanwhile does not make the mark lost: it is given back with the
+ * same state unless a record came in between. */
 static void cls__event_mark_done(cls__event *e, unsigned long seen) {
-  atomic_compare_exchange_strong_explicit(&e->state, &seen, seen | CLS__EV_DONE,
-                                          memory_order_release,
-                                          memory_order_relaxed);
+  unsigned long cur = seen;
+  unsigned spins = 0;
+  while (!atomic_compare_exchange_weak_explicit(&e->state, &cur,
+                                                seen | CLS__EV_DONE,
+                                                memory_order_release,
+                                                memory_order_relaxed)) {
+    if (cur != (seen | CLS__EV_LOCKED)) {
+      if (cur == seen) continue; /* a spurious failure */
+      return;                    /* a newer record, or marked already */
+    }
+    cls__ev_backoff(&spins);
+    cur = seen;
+  }
 }
 
 /* Makes `t` (owned; NULL: complete) e's newest record, complete already
  * where `complete` is set. */
 static void cls__event_record(cls__event *e, cls__btoken *t, int complete) {
-  cls__lock_take(&e->lock);
+  unsigned long st = cls__event_lock(e);
   cls__btoken *old = e->tok;
   e->tok = t;
-  /* Only holders of the lock change the generation; a mark-done racing
-   * this store is for the older generation, and is overwritten. */
-  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
   st = ((st & ~(CLS__EV_GEN - 1)) + CLS__EV_GEN) | CLS__EV_RECORDED |
        (t && !complete ? 0 : CLS__EV_DONE);
-  atomic_store_explicit(&e->state, st, memory_order_release);
-  cls__lock_give(&e->lock);
+  cls__event_unlock(e, st);
   if (old) cls__b_token_release(old);
 }
 
@@ -108,10 +155,8 @@ static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {
     free(ev);
     return e;
   }
-  cls__lock_init(&ev->lock);
   uintptr_t h = cls__handle_new(CLS__KIND_EVENT, ev);
   if (!h) {
-    cls__lock_destroy(&ev->lock);
     cls__b_event_destroy(ev->b);
     free(ev);
     return cls__reason(clsErrorMemoryAllocation, "handle table is full");
@@ -144,7 +189,6 @@ clsError_t clsEventDestroy(clsEvent_t h) {
   if (!e) CLS__RETURN(CLS__BAD_EVENT(h));
   cls__b_token_release(e->tok); /* the captured work still runs */
   cls__b_event_destroy(e->b);
-  cls__lock_destroy(&e->lock);
   free(e);
   CLS__RETURN(clsSuccess);
 }
@@ -173,10 +217,9 @@ clsError_t clsEventRecord(clsEvent_t h, clsStream_t sh) {
  * hot path (one atomic load) saves no registers. */
 static CLS__NOINLINE clsError_t cls__event_query_slow(cls__event *e) {
   /* A status read never waits, so it may be made under the lock. */
-  cls__lock_take(&e->lock);
-  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  unsigned long st = cls__event_lock(e);
   clsError_t r = cls__ev_settled(st) ? clsSuccess : cls__b_token_status(e->tok);
-  cls__lock_give(&e->lock);
+  cls__event_unlock(e, st);
   if (r == clsSuccess) cls__event_mark_done(e, st);
   return r;
 }
@@ -214,10 +257,10 @@ clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s) {
   if (!(st & CLS__EV_RECORDED)) return clsSuccess; /* no effect */
   /* A record known complete still reaches the backend: on the legacy
    * stream a wait orders after the blocking streams' work. */
-  cls__lock_take(&e->lock);
+  unsigned long st2 = cls__event_lock(e);
   cls__btoken *t = e->tok;
   cls__b_token_retain(t);
-  cls__lock_give(&e->lock);
+  cls__event_unlock(e, st2);
   clsError_t r = cls__b_stream_wait_token(s, t);
   cls__b_token_release(t);
   return r;
@@ -233,11 +276,10 @@ static clsError_t cls__timed_event(clsEvent_t h, const char *which,
     return cls__reason(clsErrorInvalidResourceHandle,
                        "%s event was created with clsEventDisableTiming",
                        which);
-  cls__lock_take(&e->lock);
-  unsigned long st = atomic_load_explicit(&e->state, memory_order_relaxed);
+  unsigned long st = cls__event_lock(e);
   cls__btoken *t = e->tok;
   cls__b_token_retain(t);
-  cls__lock_give(&e->lock);
+  cls__event_unlock(e, st);
   if (!(st & CLS__EV_RECORDED))
     return cls__reason(clsErrorInvalidResourceHandle,
                        "%s event was never recorded", which);
