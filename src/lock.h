@@ -3,9 +3,9 @@
  * costs some 57 instructions a pair on glibc).  A thread that finds it
  * held sleeps on `cond` until it is given back.  `state`: 0 free, 1 held,
  * 2 held and someone may be waiting.  Not recursive; no condition
- * variable may wait on it.  Used where a lock is taken on every command or
- * record: the OpenCL backend's stream.lock and function.lock, and an
- * event's lock (event.c). */
+ * variable may wait on it.  Used where a lock is taken on every command:
+ * the OpenCL backend's stream.lock, last_lock and function.lock.  (An
+ * event's lock is a bit of its state word instead, event.c.) */
 #ifndef CLSTREAM_LOCK_H
 #define CLSTREAM_LOCK_H
 

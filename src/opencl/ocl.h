@@ -42,9 +42,9 @@
  * Outside the backend, the front's module lock (src/module.c) is held
  * around cls__b_module_load and cls__b_module_function, which build
  * programs (a compile, not a device wait) and take module.lock; the
- * front's event lock (src/event.c) is held around cls__b_token_status
- * (a driver query, no backend lock); the front's other locks are not
- * held across backend calls.  Tokens (position.c) have no lock: what
+ * front's event lock (a bit of its state word, src/event.c) is held
+ * around cls__b_token_status (a driver query, no backend lock); the
+ * front's other locks are not held across backend calls.  Tokens (position.c) have no lock: what
  * they stand for never changes.  Driver callbacks take only the worker
  * and sleeper locks.
  *
