@@ -178,15 +178,26 @@ clsError_t cls__stream_resolve_any(clsStream_t h, int *dev, cls__bstream **b,
  * created stream) to its device and backend stream.  `flags`/`priority`
  * may be NULL.  Fails with clsErrorInvalidResourceHandle (and a reason).
  * The legacy stream of the thread's current device, the common case of
- * launches and copies, costs two thread-local reads. */
+ * launches and copies, costs two thread-local reads; a created stream one
+ * slot-table read. */
 static inline clsError_t cls__stream_resolve(clsStream_t h, int *dev,
                                              cls__bstream **b, unsigned *flags,
                                              int *priority) {
-  if ((h == NULL || h == clsStreamLegacy) && !flags && !priority) {
+  if (h == NULL || h == clsStreamLegacy) {
     int d = cls__current;
-    if (CLS__LIKELY(d >= 0 && d == cls__tl_legacy_dev)) {
+    if (CLS__LIKELY(d >= 0 && d == cls__tl_legacy_dev) && !flags &&
+        !priority) {
       *dev = d;
       *b = cls__tl_legacy;
+      return clsSuccess;
+    }
+  } else if (h != clsStreamPerThread) {
+    /* A created stream: one slot-table read (a dead handle takes the
+     * slow path, which words the error). */
+    const cls__stream *s = cls__handle_get(CLS__KIND_STREAM, (uintptr_t)h);
+    if (CLS__LIKELY(s != NULL) && !flags && !priority) {
+      *dev = s->dev;
+      *b = s->b;
       return clsSuccess;
     }
   }
