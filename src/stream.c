@@ -159,42 +159,92 @@ typedef struct cls__host_job {
   clsHostFn_t fn;         /* clsLaunchHostFunc (head.skippable = 1), or */
   clsStreamCallback_t cb; /* clsStreamAddCallback */
   void *user;
-  clsStream_t stream; /* as the caller named it, for cb */
-  struct cls__host_job *next_free;
+  clsStream_t stream;  /* as the caller named it, for cb */
+  _Atomic int state;   /* CLS__JOB_FREE, _BUSY or _ORPHAN (below) */
 } cls__host_job;
 
-/* Job records are recycled rather than allocated for each call: a host
- * function's round trip is a few microseconds on a GPU, and each record
- * is released on another thread than the one that took it.  At most
- * CLS__JOBS_KEPT free records are kept.  cls__jobs_lock is a leaf lock
- * (taken by callers and by the threads that run jobs, never around
- * anything else). */
-#define CLS__JOBS_KEPT 256u
-static pthread_mutex_t cls__jobs_lock = PTHREAD_MUTEX_INITIALIZER;
-static cls__host_job *cls__jobs_free; /* guarded by cls__jobs_lock */
-static unsigned cls__jobs_nfree;      /* guarded by cls__jobs_lock */
+/* Job records.  A record is written by the calling thread and read once
+ * by the thread that runs the job, nearly always on another core, and a
+ * host function's round trip is a few microseconds on a GPU.  So each
+ * calling thread keeps a small ring of records of its own, and the
+ * running thread hands one back with a single atomic exchange on the
+ * record's own cache line: no lock and no list shared between threads
+ * (a free list under a mutex moved two more lines and the lock between
+ * the cores on every job, on the CUDA build's callback thread too).
+ *   FREE    in the ring, ready for its thread's next job;
+ *   BUSY    taken for a job that has not run yet;
+ *   ORPHAN  taken, and freed by the job once it has run: a record made
+ *           when the ring was busy, or one whose thread has exited.
+ * A job the backend never runs (CUDA skips host functions after a device
+ * error) keeps its record taken, as it would keep an allocated one. */
+#define CLS__JOB_RING 8u
+enum { CLS__JOB_FREE = 0, CLS__JOB_BUSY = 1, CLS__JOB_ORPHAN = 2 };
+typedef struct cls__job_ring {
+  cls__host_job *slot[CLS__JOB_RING];
+  unsigned next;
+} cls__job_ring;
+static _Thread_local cls__job_ring *cls__tl_jobs CLS__TLS_FAST;
+static pthread_key_t cls__jobs_key;
+static pthread_once_t cls__jobs_once = PTHREAD_ONCE_INIT;
 
-static cls__host_job *cls__job_take(void) {
-  pthread_mutex_lock(&cls__jobs_lock);
-  cls__host_job *j = cls__jobs_free;
-  if (j) {
-    cls__jobs_free = j->next_free;
-    cls__jobs_nfree--;
-  }
-  pthread_mutex_unlock(&cls__jobs_lock);
-  return j ? j : malloc(sizeof *j);
+/* At thread exit: free records now, taken ones once their jobs ran. */
+static void cls__jobs_exit(void *p) {
+  cls__job_ring *r = p;
+  for (unsigned i = 0; i < CLS__JOB_RING; ++i)
+    if (r->slot[i] && atomic_exchange_explicit(&r->slot[i]->state,
+                                               CLS__JOB_ORPHAN,
+                                               memory_order_acq_rel) ==
+                          CLS__JOB_FREE)
+      free(r->slot[i]);
+  free(r);
 }
 
-static void cls__job_give(cls__host_job *j) {
-  pthread_mutex_lock(&cls__jobs_lock);
-  if (cls__jobs_nfree < CLS__JOBS_KEPT) {
-    j->next_free = cls__jobs_free;
-    cls__jobs_free = j;
-    cls__jobs_nfree++;
-    j = NULL;
+static void cls__jobs_key_make(void) {
+  pthread_key_create(&cls__jobs_key, cls__jobs_exit);
+}
+
+static cls__job_ring *cls__jobs_ring(void) {
+  cls__job_ring *r = cls__tl_jobs;
+  if (CLS__LIKELY(r != NULL)) return r;
+  pthread_once(&cls__jobs_once, cls__jobs_key_make);
+  r = calloc(1, sizeof *r);
+  if (r && pthread_setspecific(cls__jobs_key, r) != 0) {
+    free(r);
+    r = NULL;
   }
-  pthread_mutex_unlock(&cls__jobs_lock);
-  free(j);
+  cls__tl_jobs = r;
+  return r; /* NULL: every record is an orphan */
+}
+
+static cls__host_job *cls__job_take(void) {
+  cls__job_ring *r = cls__jobs_ring();
+  if (CLS__LIKELY(r != NULL)) {
+    unsigned i = r->next;
+    r->next = (i + 1) % CLS__JOB_RING;
+    cls__host_job *j = r->slot[i];
+    /* Acquire: the job that ran on it has read all it needed. */
+    if (CLS__LIKELY(j != NULL) &&
+        atomic_load_explicit(&j->state, memory_order_acquire) ==
+            CLS__JOB_FREE) {
+      atomic_store_explicit(&j->state, CLS__JOB_BUSY, memory_order_relaxed);
+      return j;
+    }
+    if (!j && (j = malloc(sizeof *j)) != NULL) {
+      atomic_init(&j->state, CLS__JOB_BUSY);
+      r->slot[i] = j;
+      return j;
+    }
+  }
+  cls__host_job *j = malloc(sizeof *j); /* the ring's slot is busy */
+  if (j) atomic_init(&j->state, CLS__JOB_ORPHAN);
+  return j;
+}
+
+/* Hands j back, once nothing of it is read any more. */
+static void cls__job_give(cls__host_job *j) {
+  if (atomic_exchange_explicit(&j->state, CLS__JOB_FREE,
+                               memory_order_acq_rel) == CLS__JOB_ORPHAN)
+    free(j);
 }
 
 /* Runs on a library thread (cls__job_fn). */

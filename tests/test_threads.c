@@ -703,6 +703,72 @@ START_TEST(threads_per_thread_streams) {
 }
 END_TEST
 
+/* ---- Host job records outlive the thread that made them ---------------- */
+
+enum { NJOBS = 20 }; /* more than a thread's ring of records (stream.c) */
+
+typedef struct order_arg {
+  atomic_int *clock;
+  atomic_int seen; /* the clock's value when this one ran, plus one */
+} order_arg;
+
+static void hf_order(void *p) {
+  order_arg *o = p;
+  atomic_store(&o->seen, atomic_fetch_add(o->clock, 1) + 1);
+}
+
+typedef struct jobs_arg {
+  clsStream_t s;
+  order_arg *o;
+  clsError_t r;
+} jobs_arg;
+
+static void *jobs_worker(void *p) {
+  jobs_arg *a = p;
+  a->r = clsSuccess;
+  for (int i = 0; i < NJOBS && a->r == clsSuccess; ++i)
+    a->r = clsLaunchHostFunc(a->s, hf_order, &a->o[i]);
+  return NULL; /* exits with its jobs still waiting behind the gate */
+}
+
+/* A thread queues more host functions than it keeps records for, behind
+ * a gate, and exits before any runs: all of them still run, once each
+ * and in order (and under the sanitizers nothing leaks); then the main
+ * thread does the same with its own records. */
+START_TEST(threads_host_jobs_outlive_their_thread) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  for (int round = 0; round < 2; ++round) {
+    atomic_int clock;
+    atomic_init(&clock, 0);
+    order_arg o[NJOBS];
+    for (int i = 0; i < NJOBS; ++i) {
+      o[i].clock = &clock;
+      atomic_init(&o[i].seen, 0);
+    }
+    gate *g = gate_new();
+    gate_hold(g, s);
+    jobs_arg a = {s, o, clsSuccess};
+    if (round == 0) {
+      pthread_t th;
+      ck_assert_int_eq(pthread_create(&th, NULL, jobs_worker, &a), 0);
+      pthread_join(th, NULL);
+    } else {
+      jobs_worker(&a);
+    }
+    CK_OK(a.r);
+    ck_assert_int_eq(atomic_load(&o[0].seen), 0); /* the gate holds them */
+    gate_release(g);
+    CK_OK(clsStreamSynchronize(s));
+    for (int i = 0; i < NJOBS; ++i)
+      ck_assert_msg(atomic_load(&o[i].seen) == i + 1,
+                    "round %d: job %d ran as number %d", round, i,
+                    atomic_load(&o[i].seen));
+  }
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("threads");
   TCase *tc = tcase_timed("threads", 120);
@@ -718,6 +784,7 @@ int main(void) {
   tcase_add_test(tc_threads, threads_object_churn);
   tcase_add_test(tc_threads, threads_sync_memcpy_sees_own_stream_work);
   tcase_add_test(tc_threads, threads_per_thread_streams);
+  tcase_add_test(tc_gate_threads, threads_host_jobs_outlive_their_thread);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
