@@ -108,10 +108,9 @@ static cls__btoken *cls__event_take(cls__event *e, unsigned long *st) {
 static void cls__event_mark_done(cls__event *e, unsigned long seen) {
   unsigned long cur = seen;
   unsigned spins = 0;
-  while (!atomic_compare_exchange_weak_explicit(&e->state, &cur,
-                                                seen | CLS__EV_DONE,
-                                                memory_order_release,
-                                                memory_order_relaxed)) {
+  while (!atomic_compare_exchange_weak_explicit(
+      &e->state, &cur, seen | CLS__EV_DONE, memory_order_release,
+      memory_order_relaxed)) {
     if (cur != (seen | CLS__EV_LOCKED)) {
       if (cur == seen) continue; /* a spurious failure */
       return;                    /* a newer record, or marked already */

@@ -185,8 +185,7 @@ static inline clsError_t cls__stream_resolve(clsStream_t h, int *dev,
                                              int *priority) {
   if (h == NULL || h == clsStreamLegacy) {
     int d = cls__current;
-    if (CLS__LIKELY(d >= 0 && d == cls__tl_legacy_dev) && !flags &&
-        !priority) {
+    if (CLS__LIKELY(d >= 0 && d == cls__tl_legacy_dev) && !flags && !priority) {
       *dev = d;
       *b = cls__tl_legacy;
       return clsSuccess;

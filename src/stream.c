@@ -159,8 +159,8 @@ typedef struct cls__host_job {
   clsHostFn_t fn;         /* clsLaunchHostFunc (head.skippable = 1), or */
   clsStreamCallback_t cb; /* clsStreamAddCallback */
   void *user;
-  clsStream_t stream;  /* as the caller named it, for cb */
-  _Atomic int state;   /* CLS__JOB_FREE, _BUSY or _ORPHAN (below) */
+  clsStream_t stream; /* as the caller named it, for cb */
+  _Atomic int state;  /* CLS__JOB_FREE, _BUSY or _ORPHAN (below) */
 } cls__host_job;
 
 /* Job records.  A record is written by the calling thread and read once
@@ -191,10 +191,9 @@ static pthread_once_t cls__jobs_once = PTHREAD_ONCE_INIT;
 static void cls__jobs_exit(void *p) {
   cls__job_ring *r = p;
   for (unsigned i = 0; i < CLS__JOB_RING; ++i)
-    if (r->slot[i] && atomic_exchange_explicit(&r->slot[i]->state,
-                                               CLS__JOB_ORPHAN,
-                                               memory_order_acq_rel) ==
-                          CLS__JOB_FREE)
+    if (r->slot[i] &&
+        atomic_exchange_explicit(&r->slot[i]->state, CLS__JOB_ORPHAN,
+                                 memory_order_acq_rel) == CLS__JOB_FREE)
       free(r->slot[i]);
   free(r);
 }

@@ -79,8 +79,8 @@ typedef struct cls__cuda_device {
  * front's record generation keeps a completion seen before a newer
  * record from marking that one complete.  Tokens hold no reference: the
  * front releases its token before it destroys the event.  The front holds
- * the event's lock (a bit of its state word, src/event.c) around cls__b_token_status only, which is
- * cudaEventQuery: it never waits. */
+ * the event's lock (a bit of its state word, src/event.c) around
+ * cls__b_token_status only, which is cudaEventQuery: it never waits. */
 struct cls__bevent {
   int dev;
   unsigned flags;

@@ -44,9 +44,9 @@
  * programs (a compile, not a device wait) and take module.lock; the
  * front's event lock (a bit of its state word, src/event.c) is held
  * around cls__b_token_status (a driver query, no backend lock); the
- * front's other locks are not held across backend calls.  Tokens (position.c) have no lock: what
- * they stand for never changes.  Driver callbacks take only the worker
- * and sleeper locks.
+ * front's other locks are not held across backend calls.  Tokens
+ * (position.c) have no lock: what they stand for never changes.  Driver
+ * callbacks take only the worker and sleeper locks.
  *
  * No lock is held while waiting on the device.  Where a gather meets a
  * queue it cannot name or an event its list has no room for, the batch
