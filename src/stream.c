@@ -196,6 +196,7 @@ static void cls__jobs_exit(void *p) {
                                  memory_order_acq_rel) == CLS__JOB_FREE)
       free(r->slot[i]);
   free(r);
+  cls__tl_jobs = NULL; /* a later destructor's job makes a new ring */
 }
 
 static void cls__jobs_key_make(void) {
