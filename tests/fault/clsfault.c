@@ -175,7 +175,9 @@ typedef struct sim_ev {
 } sim_ev;
 
 static pthread_mutex_t sim_lock = PTHREAD_MUTEX_INITIALIZER;
-static int sim_on;
+/* Read without sim_lock on the wrappers' fast paths (by driver and library
+ * threads too), so atomic. */
+static atomic_int sim_on;
 static long sim_n, sim_enqueues;
 static cl_int sim_status = -9999;
 static int sim_cb_mode;
@@ -206,7 +208,7 @@ static cl_int sim_failed(sim_ev *x, int depth) {
 }
 
 static cl_int sim_event_failed(cl_event e) {
-  if (!sim_on || !e) return 0;
+  if (!atomic_load(&sim_on) || !e) return 0;
   pthread_mutex_lock(&sim_lock);
   cl_int f = sim_failed(sim_find(e), 0);
   pthread_mutex_unlock(&sim_lock);
@@ -218,7 +220,7 @@ static cl_int (*sim_retain)(cl_event);
 /* Records an enqueued command (q may be NULL for user events). */
 static void sim_track(cl_command_queue q, cl_uint n, const cl_event *w,
                       cl_event ev, int counts) {
-  if (!sim_on || !ev) return;
+  if (!atomic_load(&sim_on) || !ev) return;
   pthread_mutex_lock(&sim_lock);
   sim_ev *x = calloc(1, sizeof *x);
   x->ev = ev;
@@ -254,7 +256,7 @@ API void clsfault_fail_commands(long n, int status, int cb_mode) {
   sim_enqueues = 0;
   sim_status = (cl_int)status;
   sim_cb_mode = cb_mode;
-  sim_on = 1;
+  atomic_store(&sim_on, 1);
   pthread_mutex_unlock(&sim_lock);
 }
 
@@ -375,7 +377,7 @@ WRAP_INT(clGetEventProfilingInfo,
     REAL(name);                                                                \
     if (cls_hit(#name)) return cls_code;                                       \
     cl_event own_ = NULL;                                                      \
-    cl_event *out_ = (evp) ? (evp) : (sim_on ? &own_ : NULL);                  \
+    cl_event *out_ = (evp) ? (evp) : atomic_load(&sim_on) ? &own_ : NULL;      \
     cl_int r_ = real_ args;                                                    \
     if (r_ == CL_SUCCESS && out_) {                                            \
       sim_track(q, n, w, *out_, 1);                                            \
@@ -456,7 +458,7 @@ API cl_int clSetEventCallback(cl_event e, cl_int t,
                               void *u) {
   REAL(clSetEventCallback);
   if (cls_hit("clSetEventCallback")) return cls_code;
-  if (!sim_on || t != CL_COMPLETE) return real_(e, t, cb, u);
+  if (!atomic_load(&sim_on) || t != CL_COMPLETE) return real_(e, t, cb, u);
   sim_tramp *tr = malloc(sizeof *tr);
   if (!tr) return CL_OUT_OF_HOST_MEMORY;
   tr->cb = cb;
@@ -483,7 +485,7 @@ API cl_int clSetUserEventStatus(cl_event e, cl_int st) {
     if (!cls_status_mode) return cls_code;
     st = cls_status;
   }
-  if (st < 0 && sim_on) {
+  if (st < 0 && atomic_load(&sim_on)) {
     /* Fail it in the shim's view only (see above). */
     pthread_mutex_lock(&sim_lock);
     sim_ev *x = sim_find(e);
