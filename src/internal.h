@@ -167,13 +167,14 @@ cls__event *cls__event_lookup(clsEvent_t h);
 clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s);
 
 /* The calling thread's last legacy stream and its device (-1: none yet),
- * kept by cls__stream_resolve_any (stream.c): a device's legacy stream,
+ * kept by cls__stream_resolve_slow (stream.c): a device's legacy stream,
  * once created, lives as long as the library (backend.h). */
 extern _Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
 extern _Thread_local int cls__tl_legacy_dev CLS__TLS_FAST;
-/* cls__stream_resolve for every case (stream.c). */
-clsError_t cls__stream_resolve_any(clsStream_t h, int *dev, cls__bstream **b,
-                                   unsigned *flags, int *priority);
+/* cls__stream_resolve's slow cases (stream.c): the default streams but the
+ * thread's cached legacy stream, and a handle that is not a live stream. */
+clsError_t cls__stream_resolve_slow(clsStream_t h, int *dev, cls__bstream **b,
+                                    unsigned *flags, int *priority);
 /* Resolves a stream handle (NULL, clsStreamLegacy, clsStreamPerThread or a
  * created stream) to its device and backend stream.  `flags`/`priority`
  * may be NULL.  Fails with clsErrorInvalidResourceHandle (and a reason).
@@ -194,13 +195,15 @@ static inline clsError_t cls__stream_resolve(clsStream_t h, int *dev,
     /* A created stream: one slot-table read (a dead handle takes the
      * slow path, which words the error). */
     const cls__stream *s = cls__handle_get(CLS__KIND_STREAM, (uintptr_t)h);
-    if (CLS__LIKELY(s != NULL) && !flags && !priority) {
+    if (CLS__LIKELY(s != NULL)) {
       *dev = s->dev;
       *b = s->b;
+      if (flags) *flags = s->flags;
+      if (priority) *priority = s->priority;
       return clsSuccess;
     }
   }
-  return cls__stream_resolve_any(h, dev, b, flags, priority);
+  return cls__stream_resolve_slow(h, dev, b, flags, priority);
 }
 
 /* ---- The allocation table (memory.c, a rangetab.h table) -------------- */

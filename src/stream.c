@@ -7,8 +7,8 @@
 _Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
 _Thread_local int cls__tl_legacy_dev CLS__TLS_FAST = -1;
 
-clsError_t cls__stream_resolve_any(clsStream_t h, int *dev, cls__bstream **b,
-                                   unsigned *flags, int *priority) {
+clsError_t cls__stream_resolve_slow(clsStream_t h, int *dev, cls__bstream **b,
+                                    unsigned *flags, int *priority) {
   if (h == NULL || h == clsStreamLegacy || h == clsStreamPerThread) {
     clsError_t e = cls__current_device(dev);
     if (CLS__UNLIKELY(e != clsSuccess)) return e;
@@ -26,15 +26,9 @@ clsError_t cls__stream_resolve_any(clsStream_t h, int *dev, cls__bstream **b,
     }
     return e;
   }
-  cls__stream *s = cls__handle_get(CLS__KIND_STREAM, (uintptr_t)h);
-  if (CLS__UNLIKELY(!s))
-    return cls__reason(clsErrorInvalidResourceHandle,
-                       "stream %p is not a live stream", (void *)h);
-  *dev = s->dev;
-  *b = s->b;
-  if (flags) *flags = s->flags;
-  if (priority) *priority = s->priority;
-  return clsSuccess;
+  /* cls__stream_resolve found no live stream behind h. */
+  return cls__reason(clsErrorInvalidResourceHandle,
+                     "stream %p is not a live stream", (void *)h);
 }
 
 static clsError_t cls__stream_create(clsStream_t *out, unsigned flags,
