@@ -208,10 +208,14 @@ cl_int cls__ocl_waits_status(cls__bstream *t, cls__ocl_batch *b) {
 /* Adds to b (or, with b NULL, only looks at) the newest commands of the
  * device's blocking streams (and of destroyed blocking streams) that are
  * not yet complete, and drops those that are from the busy list: the cost
- * is proportional to the streams with unfinished work.  Returns their
- * worst status, as cls__ocl_gather_stream does. */
+ * is proportional to the streams with unfinished work, and nothing (no
+ * lock either) while busy_any says both lists are empty: a synchronize
+ * or query of the legacy stream with no blocking work outstanding takes
+ * only that load.  Returns their worst status, as cls__ocl_gather_stream
+ * does. */
 cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   cl_int worst = CL_COMPLETE;
+  if (!atomic_load_explicit(&d->busy_any, memory_order_acquire)) return worst;
   pthread_mutex_lock(&d->busy_lock);
   for (unsigned i = 0; i < d->nbusy;) {
     cls__bstream *t = d->busy[i];
