@@ -193,8 +193,9 @@ typedef struct cls__ocl_device {
   /* 0 only while the busy list and the orphans are empty: set by every
    * addition (enqueue.c), cleared by the legacy gather that finds both
    * empty, written under busy_lock and read without it, so that a legacy
-   * command with nothing to wait for takes no lock for it (a removal
-   * elsewhere leaves it set: the next gather clears it). */
+   * command, synchronize or query with nothing to wait for takes no lock
+   * for it (a removal elsewhere leaves it set: the next gather clears
+   * it). */
   _Atomic int busy_any;
   struct cls__ocl_orphan {
     cl_event ev;
