@@ -62,13 +62,18 @@
  *   CLSTREAM_FLUSH_WAITED=0 or 1 forces it off or on elsewhere, so that
  *   CI on PoCL runs NVIDIA's path too.
  * - command_events: launches, copies and fills ask the driver for their
- *   events (stream.c, the command path).  Not on NVIDIA's driver, where
- *   asking costs more than the command (+7.1 us on a 4.9 us launch) while
- *   naming a stream's position later with a barrier costs 0.8 us; on
- *   every other driver, since PoCL's events are nearly free (654 ns for a
- *   launch with its event, 644 without) and a later barrier would cost
- *   more, and the others are unmeasured.  CLSTREAM_COMMAND_EVENTS=0 or 1
- *   forces either, so that CI on PoCL runs the event-less path too.
+ *   events (cls__ocl_event_slot, ocl.h: the command path of module.c and
+ *   memory.c).  Not on NVIDIA's driver, where asking costs more than the
+ *   command (+7.1 us on a 4.9 us launch) while naming a stream's position
+ *   later with a barrier costs 0.8 us (and a failed kernel loses the whole
+ *   context there, so no failure hides behind a missing event); on every
+ *   other driver, since PoCL's events are nearly free (654 ns for a launch
+ *   with its event, 644 without), a later barrier would cost more, and
+ *   the barrier would not carry the failure of a command that failed
+ *   before it was enqueued (PoCL chains a command only to an unfinished
+ *   predecessor, docs/devices.md); the others are unmeasured.
+ *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
+ *   the event-less path too.
  * - no_timestamps: decided when the device is opened, by the start-up
  *   timestamp check below (cls__facts_open): a 4 MiB fill that takes no
  *   time, or a profiling resolution of 0 (rusticl: timestamps of 2 or 3),
