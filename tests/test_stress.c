@@ -23,7 +23,10 @@
  *
  * CLSTREAM_STRESS_SECONDS sets the duration (10 by default),
  * CLSTREAM_STRESS_SEED the seed (printed, so a run can be repeated; the
- * interleaving of threads is not reproducible, only each thread's choices).
+ * interleaving of threads is not reproducible, only each thread's choices),
+ * CLSTREAM_STRESS_SKIP a bit mask of operations (bit n: enum op n, 1 for
+ * records up to 16 for own modules) that are drawn but not made, to narrow
+ * down which of them a failure needs.
  * Run it under TSan with -DCLSTREAM_SANITIZE=thread. */
 #include "support.h"
 
@@ -140,6 +143,7 @@ static int stop_watchdog;
 static pthread_mutex_t wd_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wd_cv = PTHREAD_COND_INITIALIZER;
 static int watchdog_s = 30;
+static unsigned long skip_ops; /* CLSTREAM_STRESS_SKIP */
 
 static long long now_ns(void) {
   struct timespec ts;
@@ -403,6 +407,7 @@ static void one_op(worker *w) {
     op = rand_r(&w->seed) % 5 ? OP_OWN_EVENT : OP_OWN_MODULE;
   else
     op = OP_DEVICE_SYNC;
+  if (skip_ops & (1ul << op)) return;
 
   op_begin(w, op);
   switch (op) {
@@ -594,6 +599,8 @@ static void *watchdog_main(void *p) {
 START_TEST(stress) {
   int seconds = env_int("CLSTREAM_STRESS_SECONDS", 10);
   watchdog_s = env_int("CLSTREAM_STRESS_WATCHDOG", 30);
+  const char *skip = getenv("CLSTREAM_STRESS_SKIP");
+  skip_ops = skip ? strtoul(skip, NULL, 0) : 0;
   unsigned seed = (unsigned)env_int("CLSTREAM_STRESS_SEED", (int)time(NULL));
   printf("stress: %d threads x %d s, seed %u (CLSTREAM_STRESS_SEED)\n",
          NTHREADS, seconds, seed);
