@@ -21,15 +21,15 @@
 #                 shows that the simulator is not the default.  About 1
 #                 to 2 minutes
 #
-# then the ASan + UBSan suite (ci/sanitize.sh, PoCL only), the CUDA build
-# (configure and build, where nvcc exists) and the style check
-# (ci/format.sh, report only).  Each OpenCL run prints its device and its
-# CTest summary; the status is non-zero if any part failed.  On 2 cores:
-# about 15 minutes without the sanitizer suite, and up to 40 with it on a
-# machine shared with other work.  A run whose driver is not installed is
-# reported as skipped.  Usage, from anywhere: bash ci/test.sh
-# (CLS_SKIP_SANITIZE=1 leaves out the sanitizer suite, for a quicker
-# local run; CI never sets it.)
+# then the ASan + UBSan and the TSan suites (ci/sanitize.sh, PoCL only),
+# the CUDA build (configure and build, where nvcc exists) and the style
+# check (ci/format.sh, report only).  Each OpenCL run prints its device
+# and its CTest summary; the status is non-zero if any part failed.  On 2
+# cores: about 15 minutes without the sanitizer suites, and about 35 with
+# them (longer on a machine shared with other work).  A run whose driver
+# is not installed is reported as skipped.  Usage, from anywhere:
+# bash ci/test.sh (CLS_SKIP_SANITIZE=1 leaves out the sanitizer suites,
+# for a quicker local run; CI never sets it.)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -151,6 +151,17 @@ if [[ ${CLS_SKIP_SANITIZE:-0} == 1 ]]; then
   summary+=("ASan + UBSan: skipped (CLS_SKIP_SANITIZE=1)")
 elif bash ci/sanitize.sh; then summary+=("ASan + UBSan (PoCL): passed"); else
   summary+=("ASan + UBSan (PoCL): FAILED")
+  status=1
+fi
+
+# And under ThreadSanitizer (build-tsan-ci/): every test, the 16-thread
+# stress test and the host-function paths included, is checked for data
+# races in the library (about 10 minutes on 2 cores).
+echo "== TSan suite"
+if [[ ${CLS_SKIP_SANITIZE:-0} == 1 ]]; then
+  summary+=("TSan: skipped (CLS_SKIP_SANITIZE=1)")
+elif bash ci/sanitize.sh thread; then summary+=("TSan (PoCL): passed"); else
+  summary+=("TSan (PoCL): FAILED")
   status=1
 fi
 
