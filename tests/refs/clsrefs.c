@@ -1,24 +1,28 @@
 /*
  * libclsrefs.so: an LD_PRELOAD shim over libOpenCL that checks the
- * library's own references to its cl_events.
+ * library's own references to its events, command queues, programs and
+ * kernels.
  *
- * An event starts with one reference when an enqueue or clCreateUserEvent
- * hands it out; clRetainEvent adds one, clReleaseEvent takes one away.
- * Once the program's count is 0 it has no right to the event (the driver
- * may have freed it), so the shim reports:
- *   - a release of an event the program holds no reference to;
- *   - any use of such an event: a status or profiling query, a wait, a
- *     callback, a user event's status, a retain, or a command's wait list;
- *   - a use or release of an event the shim never saw handed out.
+ * An object starts with one reference when the driver hands it out (an
+ * enqueue's event, clCreateUserEvent, a queue, program or kernel
+ * creation); a retain adds one, a release takes one away.  Once the
+ * program's count is 0 it has no right to the object (the driver may
+ * have freed it), so the shim reports:
+ *   - a release of an object the program holds no reference to;
+ *   - any use of such an object: an event's status or profiling query, a
+ *     wait, a callback, a user event's status, a command's wait list; a
+ *     command, flush or finish on a queue; a build, query or kernel
+ *     creation on a program; an argument, query or launch of a kernel;
+ *   - a use or release of an object the shim never saw handed out.
  * The driver's own references are not counted: a report means the
  * program would depend on the driver still holding one.  Handles the
- * driver reuses for a new event start counting again.
+ * driver reuses for a new object start counting again.
  *
  * Each report goes to stderr with the calling thread's backtrace.
  * Environment: CLSREFS_ABORT=1 aborts at the first report;
- * CLSREFS_QUIET=1 prints only the summary.  At exit: "clsrefs: N events,
- * M reports" (the exit status is then 97 if M > 0 and the program exited
- * with 0, so that CTest sees the failure).
+ * CLSREFS_QUIET=1 prints only the summary.  At exit: "clsrefs: N objects,
+ * M reports" (the exit status is then 97 if M > 0, so that CTest sees the
+ * failure).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -42,17 +46,17 @@
 /* ---- The table: event -> the program's references --------------------- */
 
 typedef struct {
-  cl_event ev; /* NULL: empty slot */
-  long refs;   /* 0: released by the program */
+  const void *ev; /* the handle; NULL: empty slot */
+  long refs;      /* 0: released by the program */
 } slot;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static slot *tab;
 static size_t cap, used;
-static atomic_long nevents, nreports;
+static atomic_long nobjects, nreports;
 static int abort_first, quiet;
 
-static size_t hash(cl_event ev) {
+static size_t hash(const void *ev) {
   uintptr_t x = (uintptr_t)ev;
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdULL;
@@ -61,7 +65,7 @@ static size_t hash(cl_event ev) {
 }
 
 /* The slot of ev, or a free slot for it (lock held). */
-static slot *find(cl_event ev) {
+static slot *find(const void *ev) {
   size_t i = hash(ev) & (cap - 1);
   while (tab[i].ev && tab[i].ev != ev) i = (i + 1) & (cap - 1);
   return &tab[i];
@@ -79,12 +83,11 @@ static void grow(void) {
   free(old);
 }
 
-static void report(const char *what, const char *fn, cl_event ev) {
+static void report(const char *what, const char *fn, const void *ev) {
   atomic_fetch_add(&nreports, 1);
   if (quiet && !abort_first) return;
   char line[256];
-  int n = snprintf(line, sizeof line, "clsrefs: %s: %s(%p)\n", what, fn,
-                   (void *)ev);
+  int n = snprintf(line, sizeof line, "clsrefs: %s: %s(%p)\n", what, fn, ev);
   if (n > 0) (void)!write(2, line, (size_t)n);
   void *frames[32];
   int k = backtrace(frames, 32);
@@ -93,7 +96,7 @@ static void report(const char *what, const char *fn, cl_event ev) {
 }
 
 /* ev was handed out by the driver: the program holds one reference. */
-static void born(cl_event ev) {
+static void born(const void *ev) {
   if (!ev) return;
   pthread_mutex_lock(&lock);
   if ((used + 1) * 2 > cap) grow();
@@ -102,12 +105,12 @@ static void born(cl_event ev) {
   s->ev = ev;
   s->refs = 1;
   pthread_mutex_unlock(&lock);
-  atomic_fetch_add(&nevents, 1);
+  atomic_fetch_add(&nobjects, 1);
 }
 
 /* Adds `delta` (+1 retain, -1 release, 0 use) to ev's count; reports what
  * the program had no right to do. */
-static void touch(cl_event ev, long delta, const char *fn) {
+static void touch(const void *ev, long delta, const char *fn) {
   if (!ev) return;
   pthread_mutex_lock(&lock);
   slot *s = cap ? find(ev) : NULL;
@@ -131,7 +134,7 @@ static void touch_list(cl_uint n, const cl_event *list, const char *fn) {
 
 static void at_exit(void) {
   long r = atomic_load(&nreports);
-  fprintf(stderr, "clsrefs: %ld events, %ld reports\n", atomic_load(&nevents),
+  fprintf(stderr, "clsrefs: %ld objects, %ld reports\n", atomic_load(&nobjects),
           r);
   if (r) _exit(97);
 }
@@ -214,6 +217,7 @@ API cl_int clSetUserEventStatus(cl_event ev, cl_int st) {
  * function with `args`, and counts the event it hands out. */
 #define ENQUEUE(name, nwait, wait, event, ...)                                 \
   REAL(name);                                                                  \
+  touch(q, 0, #name);                                                          \
   touch_list(nwait, wait, #name);                                              \
   cl_int err_ = real(__VA_ARGS__);                                             \
   if (err_ == CL_SUCCESS && (event)) born(*(event));                           \
@@ -223,6 +227,7 @@ API cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint dim,
                                   const size_t *off, const size_t *g,
                                   const size_t *l, cl_uint n, const cl_event *w,
                                   cl_event *e) {
+  touch(k, 0, "clEnqueueNDRangeKernel");
   ENQUEUE(clEnqueueNDRangeKernel, n, w, e, q, k, dim, off, g, l, n, w, e);
 }
 
@@ -281,10 +286,143 @@ API void *clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b,
                              cl_map_flags f, size_t off, size_t size, cl_uint n,
                              const cl_event *w, cl_event *e, cl_int *err) {
   REAL(clEnqueueMapBuffer);
+  touch(q, 0, "clEnqueueMapBuffer");
   touch_list(n, w, "clEnqueueMapBuffer");
   cl_int err_ = CL_SUCCESS;
   void *p = real(q, m, b, f, off, size, n, w, e, &err_);
   if (err) *err = err_;
   if (err_ == CL_SUCCESS && e) born(*e);
   return p;
+}
+
+/* ---- Queues ------------------------------------------------------------- */
+
+API cl_command_queue clCreateCommandQueueWithProperties(
+    cl_context c, cl_device_id d, const cl_queue_properties *p, cl_int *err) {
+  REAL(clCreateCommandQueueWithProperties);
+  cl_command_queue q = real(c, d, p, err);
+  born(q);
+  return q;
+}
+
+API cl_command_queue clCreateCommandQueue(cl_context c, cl_device_id d,
+                                          cl_command_queue_properties p,
+                                          cl_int *err) {
+  REAL(clCreateCommandQueue);
+  cl_command_queue q = real(c, d, p, err);
+  born(q);
+  return q;
+}
+
+API cl_int clRetainCommandQueue(cl_command_queue q) {
+  REAL(clRetainCommandQueue);
+  touch(q, +1, "clRetainCommandQueue");
+  return real(q);
+}
+
+API cl_int clReleaseCommandQueue(cl_command_queue q) {
+  REAL(clReleaseCommandQueue);
+  touch(q, -1, "clReleaseCommandQueue");
+  return real(q);
+}
+
+API cl_int clFlush(cl_command_queue q) {
+  REAL(clFlush);
+  touch(q, 0, "clFlush");
+  return real(q);
+}
+
+API cl_int clFinish(cl_command_queue q) {
+  REAL(clFinish);
+  touch(q, 0, "clFinish");
+  return real(q);
+}
+
+API cl_int clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info i,
+                                 size_t n, void *v, size_t *r) {
+  REAL(clGetCommandQueueInfo);
+  touch(q, 0, "clGetCommandQueueInfo");
+  return real(q, i, n, v, r);
+}
+
+/* ---- Programs and kernels ----------------------------------------------- */
+
+API cl_program clCreateProgramWithSource(cl_context c, cl_uint n,
+                                         const char **src, const size_t *len,
+                                         cl_int *err) {
+  REAL(clCreateProgramWithSource);
+  cl_program p = real(c, n, src, len, err);
+  born(p);
+  return p;
+}
+
+API cl_int clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d,
+                          const char *opt,
+                          void(CL_CALLBACK *fn)(cl_program, void *),
+                          void *user) {
+  REAL(clBuildProgram);
+  touch(p, 0, "clBuildProgram");
+  return real(p, n, d, opt, fn, user);
+}
+
+API cl_int clGetProgramBuildInfo(cl_program p, cl_device_id d,
+                                 cl_program_build_info i, size_t n, void *v,
+                                 size_t *r) {
+  REAL(clGetProgramBuildInfo);
+  touch(p, 0, "clGetProgramBuildInfo");
+  return real(p, d, i, n, v, r);
+}
+
+API cl_int clReleaseProgram(cl_program p) {
+  REAL(clReleaseProgram);
+  touch(p, -1, "clReleaseProgram");
+  return real(p);
+}
+
+API cl_kernel clCreateKernel(cl_program p, const char *name, cl_int *err) {
+  REAL(clCreateKernel);
+  touch(p, 0, "clCreateKernel");
+  cl_kernel k = real(p, name, err);
+  born(k);
+  return k;
+}
+
+API cl_int clReleaseKernel(cl_kernel k) {
+  REAL(clReleaseKernel);
+  touch(k, -1, "clReleaseKernel");
+  return real(k);
+}
+
+API cl_int clSetKernelArg(cl_kernel k, cl_uint i, size_t n, const void *v) {
+  REAL(clSetKernelArg);
+  touch(k, 0, "clSetKernelArg");
+  return real(k, i, n, v);
+}
+
+API cl_int clSetKernelArgSVMPointer(cl_kernel k, cl_uint i, const void *v) {
+  REAL(clSetKernelArgSVMPointer);
+  touch(k, 0, "clSetKernelArgSVMPointer");
+  return real(k, i, v);
+}
+
+API cl_int clGetKernelInfo(cl_kernel k, cl_kernel_info i, size_t n, void *v,
+                           size_t *r) {
+  REAL(clGetKernelInfo);
+  touch(k, 0, "clGetKernelInfo");
+  return real(k, i, n, v, r);
+}
+
+API cl_int clGetKernelArgInfo(cl_kernel k, cl_uint a, cl_kernel_arg_info i,
+                              size_t n, void *v, size_t *r) {
+  REAL(clGetKernelArgInfo);
+  touch(k, 0, "clGetKernelArgInfo");
+  return real(k, a, i, n, v, r);
+}
+
+API cl_int clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
+                                    cl_kernel_work_group_info i, size_t n,
+                                    void *v, size_t *r) {
+  REAL(clGetKernelWorkGroupInfo);
+  touch(k, 0, "clGetKernelWorkGroupInfo");
+  return real(k, d, i, n, v, r);
 }
