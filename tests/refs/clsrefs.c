@@ -156,40 +156,39 @@ __attribute__((constructor)) static void init(void) {
     __atomic_store_n(&real_, real, __ATOMIC_RELEASE);                          \
   }
 
+/* A wrapper that checks `obj` (delta: +1 a retain, -1 a release, 0 a use)
+ * and calls the driver's function. */
+#define PASS(name, obj, delta, params, ...)                                    \
+  API cl_int name params {                                                     \
+    REAL(name);                                                                \
+    touch(obj, delta, #name);                                                  \
+    return real(__VA_ARGS__);                                                  \
+  }
+
+/* A wrapper of a creator: the object it hands out is the program's. */
+#define CREATE(type, name, params, ...)                                        \
+  API type name params {                                                       \
+    REAL(name);                                                                \
+    type o_ = real(__VA_ARGS__);                                               \
+    born(o_);                                                                  \
+    return o_;                                                                 \
+  }
+
 /* ---- Events: creation, references, uses -------------------------------- */
 
-API cl_event clCreateUserEvent(cl_context c, cl_int *err) {
-  REAL(clCreateUserEvent);
-  cl_event ev = real(c, err);
-  born(ev);
-  return ev;
-}
+CREATE(cl_event, clCreateUserEvent, (cl_context c, cl_int *err), c, err)
 
-API cl_int clRetainEvent(cl_event ev) {
-  REAL(clRetainEvent);
-  touch(ev, +1, "clRetainEvent");
-  return real(ev);
-}
+PASS(clRetainEvent, ev, +1, (cl_event ev), ev)
 
-API cl_int clReleaseEvent(cl_event ev) {
-  REAL(clReleaseEvent);
-  touch(ev, -1, "clReleaseEvent");
-  return real(ev);
-}
+PASS(clReleaseEvent, ev, -1, (cl_event ev), ev)
 
-API cl_int clGetEventInfo(cl_event ev, cl_event_info p, size_t n, void *v,
-                          size_t *r) {
-  REAL(clGetEventInfo);
-  touch(ev, 0, "clGetEventInfo");
-  return real(ev, p, n, v, r);
-}
+PASS(clGetEventInfo, ev, 0,
+     (cl_event ev, cl_event_info p, size_t n, void *v, size_t *r), ev, p, n, v,
+     r)
 
-API cl_int clGetEventProfilingInfo(cl_event ev, cl_profiling_info p, size_t n,
-                                   void *v, size_t *r) {
-  REAL(clGetEventProfilingInfo);
-  touch(ev, 0, "clGetEventProfilingInfo");
-  return real(ev, p, n, v, r);
-}
+PASS(clGetEventProfilingInfo, ev, 0,
+     (cl_event ev, cl_profiling_info p, size_t n, void *v, size_t *r), ev, p, n,
+     v, r)
 
 API cl_int clWaitForEvents(cl_uint n, const cl_event *list) {
   REAL(clWaitForEvents);
@@ -197,19 +196,12 @@ API cl_int clWaitForEvents(cl_uint n, const cl_event *list) {
   return real(n, list);
 }
 
-API cl_int clSetEventCallback(cl_event ev, cl_int type,
-                              void(CL_CALLBACK *fn)(cl_event, cl_int, void *),
-                              void *user) {
-  REAL(clSetEventCallback);
-  touch(ev, 0, "clSetEventCallback");
-  return real(ev, type, fn, user);
-}
+PASS(clSetEventCallback, ev, 0,
+     (cl_event ev, cl_int type, void(CL_CALLBACK *fn)(cl_event, cl_int, void *),
+      void *user),
+     ev, type, fn, user)
 
-API cl_int clSetUserEventStatus(cl_event ev, cl_int st) {
-  REAL(clSetUserEventStatus);
-  touch(ev, 0, "clSetUserEventStatus");
-  return real(ev, st);
-}
+PASS(clSetUserEventStatus, ev, 0, (cl_event ev, cl_int st), ev, st)
 
 /* ---- Commands: their wait lists are used, their event is born ----------- */
 
@@ -297,87 +289,47 @@ API void *clEnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool b,
 
 /* ---- Queues ------------------------------------------------------------- */
 
-API cl_command_queue clCreateCommandQueueWithProperties(
-    cl_context c, cl_device_id d, const cl_queue_properties *p, cl_int *err) {
-  REAL(clCreateCommandQueueWithProperties);
-  cl_command_queue q = real(c, d, p, err);
-  born(q);
-  return q;
-}
+CREATE(cl_command_queue, clCreateCommandQueueWithProperties,
+       (cl_context c, cl_device_id d, const cl_queue_properties *p,
+        cl_int *err),
+       c, d, p, err)
 
-API cl_command_queue clCreateCommandQueue(cl_context c, cl_device_id d,
-                                          cl_command_queue_properties p,
-                                          cl_int *err) {
-  REAL(clCreateCommandQueue);
-  cl_command_queue q = real(c, d, p, err);
-  born(q);
-  return q;
-}
+CREATE(cl_command_queue, clCreateCommandQueue,
+       (cl_context c, cl_device_id d, cl_command_queue_properties p,
+        cl_int *err),
+       c, d, p, err)
 
-API cl_int clRetainCommandQueue(cl_command_queue q) {
-  REAL(clRetainCommandQueue);
-  touch(q, +1, "clRetainCommandQueue");
-  return real(q);
-}
+PASS(clRetainCommandQueue, q, +1, (cl_command_queue q), q)
 
-API cl_int clReleaseCommandQueue(cl_command_queue q) {
-  REAL(clReleaseCommandQueue);
-  touch(q, -1, "clReleaseCommandQueue");
-  return real(q);
-}
+PASS(clReleaseCommandQueue, q, -1, (cl_command_queue q), q)
 
-API cl_int clFlush(cl_command_queue q) {
-  REAL(clFlush);
-  touch(q, 0, "clFlush");
-  return real(q);
-}
+PASS(clFlush, q, 0, (cl_command_queue q), q)
 
-API cl_int clFinish(cl_command_queue q) {
-  REAL(clFinish);
-  touch(q, 0, "clFinish");
-  return real(q);
-}
+PASS(clFinish, q, 0, (cl_command_queue q), q)
 
-API cl_int clGetCommandQueueInfo(cl_command_queue q, cl_command_queue_info i,
-                                 size_t n, void *v, size_t *r) {
-  REAL(clGetCommandQueueInfo);
-  touch(q, 0, "clGetCommandQueueInfo");
-  return real(q, i, n, v, r);
-}
+PASS(clGetCommandQueueInfo, q, 0,
+     (cl_command_queue q, cl_command_queue_info i, size_t n, void *v,
+      size_t *r),
+     q, i, n, v, r)
 
 /* ---- Programs and kernels ----------------------------------------------- */
 
-API cl_program clCreateProgramWithSource(cl_context c, cl_uint n,
-                                         const char **src, const size_t *len,
-                                         cl_int *err) {
-  REAL(clCreateProgramWithSource);
-  cl_program p = real(c, n, src, len, err);
-  born(p);
-  return p;
-}
+CREATE(cl_program, clCreateProgramWithSource,
+       (cl_context c, cl_uint n, const char **src, const size_t *len,
+        cl_int *err),
+       c, n, src, len, err)
 
-API cl_int clBuildProgram(cl_program p, cl_uint n, const cl_device_id *d,
-                          const char *opt,
-                          void(CL_CALLBACK *fn)(cl_program, void *),
-                          void *user) {
-  REAL(clBuildProgram);
-  touch(p, 0, "clBuildProgram");
-  return real(p, n, d, opt, fn, user);
-}
+PASS(clBuildProgram, p, 0,
+     (cl_program p, cl_uint n, const cl_device_id *d, const char *opt,
+      void(CL_CALLBACK *fn)(cl_program, void *), void *user),
+     p, n, d, opt, fn, user)
 
-API cl_int clGetProgramBuildInfo(cl_program p, cl_device_id d,
-                                 cl_program_build_info i, size_t n, void *v,
-                                 size_t *r) {
-  REAL(clGetProgramBuildInfo);
-  touch(p, 0, "clGetProgramBuildInfo");
-  return real(p, d, i, n, v, r);
-}
+PASS(clGetProgramBuildInfo, p, 0,
+     (cl_program p, cl_device_id d, cl_program_build_info i, size_t n, void *v,
+      size_t *r),
+     p, d, i, n, v, r)
 
-API cl_int clReleaseProgram(cl_program p) {
-  REAL(clReleaseProgram);
-  touch(p, -1, "clReleaseProgram");
-  return real(p);
-}
+PASS(clReleaseProgram, p, -1, (cl_program p), p)
 
 API cl_kernel clCreateKernel(cl_program p, const char *name, cl_int *err) {
   REAL(clCreateKernel);
@@ -387,42 +339,24 @@ API cl_kernel clCreateKernel(cl_program p, const char *name, cl_int *err) {
   return k;
 }
 
-API cl_int clReleaseKernel(cl_kernel k) {
-  REAL(clReleaseKernel);
-  touch(k, -1, "clReleaseKernel");
-  return real(k);
-}
+PASS(clReleaseKernel, k, -1, (cl_kernel k), k)
 
-API cl_int clSetKernelArg(cl_kernel k, cl_uint i, size_t n, const void *v) {
-  REAL(clSetKernelArg);
-  touch(k, 0, "clSetKernelArg");
-  return real(k, i, n, v);
-}
+PASS(clSetKernelArg, k, 0, (cl_kernel k, cl_uint i, size_t n, const void *v), k,
+     i, n, v)
 
-API cl_int clSetKernelArgSVMPointer(cl_kernel k, cl_uint i, const void *v) {
-  REAL(clSetKernelArgSVMPointer);
-  touch(k, 0, "clSetKernelArgSVMPointer");
-  return real(k, i, v);
-}
+PASS(clSetKernelArgSVMPointer, k, 0, (cl_kernel k, cl_uint i, const void *v), k,
+     i, v)
 
-API cl_int clGetKernelInfo(cl_kernel k, cl_kernel_info i, size_t n, void *v,
-                           size_t *r) {
-  REAL(clGetKernelInfo);
-  touch(k, 0, "clGetKernelInfo");
-  return real(k, i, n, v, r);
-}
+PASS(clGetKernelInfo, k, 0,
+     (cl_kernel k, cl_kernel_info i, size_t n, void *v, size_t *r), k, i, n, v,
+     r)
 
-API cl_int clGetKernelArgInfo(cl_kernel k, cl_uint a, cl_kernel_arg_info i,
-                              size_t n, void *v, size_t *r) {
-  REAL(clGetKernelArgInfo);
-  touch(k, 0, "clGetKernelArgInfo");
-  return real(k, a, i, n, v, r);
-}
+PASS(clGetKernelArgInfo, k, 0,
+     (cl_kernel k, cl_uint a, cl_kernel_arg_info i, size_t n, void *v,
+      size_t *r),
+     k, a, i, n, v, r)
 
-API cl_int clGetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
-                                    cl_kernel_work_group_info i, size_t n,
-                                    void *v, size_t *r) {
-  REAL(clGetKernelWorkGroupInfo);
-  touch(k, 0, "clGetKernelWorkGroupInfo");
-  return real(k, d, i, n, v, r);
-}
+PASS(clGetKernelWorkGroupInfo, k, 0,
+     (cl_kernel k, cl_device_id d, cl_kernel_work_group_info i, size_t n,
+      void *v, size_t *r),
+     k, d, i, n, v, r)
