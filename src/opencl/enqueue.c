@@ -106,6 +106,12 @@ void cls__ocl_batch_forget(cls__ocl_batch *b) {
   b->nstall_q = b->nfinished = 0;
 }
 
+void cls__ocl_batch_release(cls__ocl_batch *b) {
+  for (cl_uint i = 0; i < b->n; ++i) clReleaseEvent(b->list[i]);
+  if (b->list != b->small) free(b->list);
+  cls__batch_reset(b);
+}
+
 clsError_t cls__ocl_batch_wait(cls__ocl_batch *b) {
   clsError_t e = cls__ocl_batch_unstall(b);
   for (cl_uint i = 0; i < b->n; ++i) {

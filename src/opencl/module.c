@@ -99,6 +99,7 @@ struct cls__bfunction {
   int keep_args;  /* skip arguments the kernel holds (CLSTREAM_ARG_CACHE=0:
                      never, to rule the cache out when a driver misbehaves) */
   char *name;
+  int launched;                /* a launch reached the driver (under lock) */
   struct cls__bfunction *next; /* the module's list */
   cls__oarg args[];
 };
@@ -247,14 +248,25 @@ static void cls__function_free(cls__bfunction *f) {
   free(f);
 }
 
-void cls__b_module_unload(cls__bmodule *m) {
-  if (!m) return;
-  /* Commands already enqueued hold their own references to the kernels
-   * and the program, so they still run. */
-  pthread_mutex_lock(&m->lock);
+/* ---- Module lifetime --------------------------------------------------- */
+
+/* Commands already enqueued hold their own references to the kernels and
+ * the program, so OpenCL lets a module go while its launches are pending.
+ * NVIDIA's driver (580, on the H200) does not keep that promise: where
+ * threads release programs whose launches are pending in a queue they
+ * share, a thread of the driver's later frees memory twice or reads freed
+ * memory (docs/devices.md, "A driver bug behind test_stress").  So a
+ * module with a launch keeps its program and kernels until the device
+ * work that was pending when it was unloaded is done: its unload gathers
+ * that work as clsDeviceSynchronize does (without waiting) and watches
+ * each event gathered; the last watch's job releases them.  Unloads are
+ * rare and cost a compile to undo, so the gather's barriers (one per
+ * stream with unnamed commands) cost nothing that matters.  Where the
+ * gather set work aside, or the watches cannot be allocated, the unload
+ * waits for that work instead. */
+
+static void cls__module_free(cls__bmodule *m) {
   cls__bfunction *f = m->fns;
-  m->fns = NULL;
-  pthread_mutex_unlock(&m->lock);
   while (f) {
     cls__bfunction *next = f->next;
     cls__function_free(f);
@@ -265,6 +277,77 @@ void cls__b_module_unload(cls__bmodule *m) {
   free(m->source);
   free(m->options);
   free(m);
+}
+
+/* A module waiting for the work pending at its unload. */
+typedef struct cls__retired {
+  atomic_uint left; /* watches whose job has not run */
+  cls__bmodule *m;
+} cls__retired;
+
+typedef struct cls__retire_watch {
+  cls__ocl_watch watch; /* first: cls__ocl_watch_done frees the struct */
+  cls__retired *r;
+} cls__retire_watch;
+
+/* A watched event ended (completed or failed: either way the work before
+ * it is over); the last one frees the module. */
+static void cls__retire_run(cls__ocl_job *j) {
+  cls__retired *r = ((cls__retire_watch *)j)->r;
+  cls__ocl_watch_done((cls__ocl_watch *)j);
+  if (atomic_fetch_sub(&r->left, 1) == 1) {
+    cls__module_free(r->m);
+    free(r);
+  }
+}
+
+/* Watches every event of b for m; 0, with nothing watched, when out of
+ * host memory. */
+static int cls__retire_watch_all(cls__bmodule *m, cls__ocl_batch *b) {
+  cls__retired *r = malloc(sizeof *r);
+  cls__retire_watch **w = calloc(b->n, sizeof *w);
+  int ok = r && w;
+  for (cl_uint i = 0; ok && i < b->n; ++i)
+    ok = (w[i] = calloc(1, sizeof **w)) != NULL;
+  if (!ok) {
+    for (cl_uint i = 0; w && i < b->n; ++i) free(w[i]);
+    free(w);
+    free(r);
+    return 0;
+  }
+  r->m = m;
+  atomic_init(&r->left, b->n);
+  for (cl_uint i = 0; i < b->n; ++i) {
+    w[i]->r = r;
+    w[i]->watch.job.run = cls__retire_run;
+    cls__ocl_watch_event(&w[i]->watch, b->list[i]);
+  }
+  free(w);
+  return 1;
+}
+
+void cls__b_module_unload(cls__bmodule *m) {
+  if (!m) return;
+  /* The front has retired m's functions: no launch of them can follow. */
+  int launched = 0;
+  for (cls__bfunction *f = m->fns; f; f = f->next) {
+    cls__lock_take(&f->lock);
+    launched |= f->launched;
+    cls__lock_give(&f->lock);
+  }
+  if (!launched) {
+    cls__module_free(m);
+    return;
+  }
+  cls__ocl_batch b;
+  cls__ocl_batch_init(&b);
+  cls__ocl_gather_device(m->dev, &b);
+  if (b.n && !cls__ocl_batch_stalled(&b) && cls__retire_watch_all(m, &b)) {
+    cls__ocl_batch_release(&b); /* the watches hold the events */
+    return;
+  }
+  (void)cls__ocl_batch_wait(&b); /* a failure: the work is over too */
+  cls__module_free(m);
 }
 
 /* ---- Parameter types --------------------------------------------------- */
@@ -683,6 +766,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
+    f->launched = 1;
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
                                  b.list, cls__ocl_event_slot(s, &ev));
   }

@@ -569,6 +569,9 @@ void cls__ocl_batch_forget(cls__ocl_batch *b);
  * with no lock held, releasing them and b's list.  Returns the first
  * error. */
 clsError_t cls__ocl_batch_wait(cls__ocl_batch *b);
+/* Releases b's events and list without waiting for them (their waits
+ * went elsewhere: module.c's watches); b must not be stalled. */
+void cls__ocl_batch_release(cls__ocl_batch *b);
 /* Adds ev (retained by the caller; b's reference now) to b. */
 void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev);
 /* Grows *arr (of *cap elements of `elem` bytes) to hold `need`; 0 when
@@ -582,6 +585,11 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b);
  * orphans, dropping the complete ones from the busy list.  Takes
  * d->busy_lock and each stream's last_lock. */
 cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b);
+/* Adds to b (retained) the pending work of every stream of d, live or
+ * destroyed (devsync.c): each one's newest command and unconsumed waits,
+ * and the orphans.  Takes device.streams_lock, each stream's last_lock
+ * and device.busy_lock, one at a time. */
+void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b);
 /* Lists s (whose in_busy the caller just set) in the device's busy list.
  * Takes d->busy_lock. */
 void cls__ocl_busy_add(cls__bstream *s);
