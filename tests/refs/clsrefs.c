@@ -18,6 +18,9 @@
  * program would depend on the driver still holding one.  Handles the
  * driver reuses for a new object start counting again.
  *
+ * clsrefs_programs() (found with dlsym) says how many programs the
+ * program holds now, for tests of when the library lets one go.
+ *
  * Each report goes to stderr with the calling thread's backtrace.
  * Environment: CLSREFS_ABORT=1 aborts at the first report;
  * CLSREFS_QUIET=1 prints only the summary.  At exit: "clsrefs: N objects,
@@ -54,6 +57,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static slot *tab;
 static size_t cap, used;
 static atomic_long nobjects, nreports;
+static atomic_long nprograms; /* programs with references left */
 static int abort_first, quiet;
 
 static size_t hash(const void *ev) {
@@ -110,8 +114,9 @@ static void born(const void *ev) {
 
 /* Adds `delta` (+1 retain, -1 release, 0 use) to ev's count; reports what
  * the program had no right to do. */
-static void touch(const void *ev, long delta, const char *fn) {
-  if (!ev) return;
+static long touch(const void *ev, long delta, const char *fn) {
+  if (!ev) return -1;
+  long left = -1;
   pthread_mutex_lock(&lock);
   slot *s = cap ? find(ev) : NULL;
   const char *bad = NULL;
@@ -121,9 +126,10 @@ static void touch(const void *ev, long delta, const char *fn) {
     bad = delta < 0 ? "a release with no reference left"
                     : "a use after the last release";
   else
-    s->refs += delta;
+    left = s->refs += delta;
   pthread_mutex_unlock(&lock);
   if (bad) report(bad, fn, ev);
+  return left;
 }
 
 static void touch_list(cl_uint n, const cl_event *list, const char *fn) {
@@ -314,10 +320,17 @@ PASS(clGetCommandQueueInfo, q, 0,
 
 /* ---- Programs and kernels ----------------------------------------------- */
 
-CREATE(cl_program, clCreateProgramWithSource,
-       (cl_context c, cl_uint n, const char **src, const size_t *len,
-        cl_int *err),
-       c, n, src, len, err)
+API long clsrefs_programs(void) { return atomic_load(&nprograms); }
+
+API cl_program clCreateProgramWithSource(cl_context c, cl_uint n,
+                                         const char **src, const size_t *len,
+                                         cl_int *err) {
+  REAL(clCreateProgramWithSource);
+  cl_program p = real(c, n, src, len, err);
+  born(p);
+  if (p) atomic_fetch_add(&nprograms, 1);
+  return p;
+}
 
 PASS(clBuildProgram, p, 0,
      (cl_program p, cl_uint n, const cl_device_id *d, const char *opt,
@@ -329,7 +342,11 @@ PASS(clGetProgramBuildInfo, p, 0,
       size_t *r),
      p, d, i, n, v, r)
 
-PASS(clReleaseProgram, p, -1, (cl_program p), p)
+API cl_int clReleaseProgram(cl_program p) {
+  REAL(clReleaseProgram);
+  if (touch(p, -1, "clReleaseProgram") == 0) atomic_fetch_sub(&nprograms, 1);
+  return real(p);
+}
 
 API cl_kernel clCreateKernel(cl_program p, const char *name, cl_int *err) {
   REAL(clCreateKernel);
