@@ -34,7 +34,8 @@ while read -r name _; do
   [[ ,$scen, == *",$name,"* ]] && names+=("$name")
 done < <("$bin" --list-inner 2>/dev/null)
 i=0
-for f in $(ls "$out"/cg.out.* | sort -t. -k3 -n); do
+# In dump order: the number after the last dot (the folder may hold dots).
+for f in $(ls "$out"/cg.out.* | awk -F. '{ print $NF, $0 }' | sort -n | cut -d" " -f2-); do
   name=${names[$i]:-?}
   i=$((i + 1))
   inner=$("$bin" --list-inner 2>/dev/null | awk -v n="$name" '$1 == n { print $2 }')
