@@ -261,9 +261,11 @@ static void cls__function_free(cls__bfunction *f) {
  * that work as clsDeviceSynchronize does (without waiting) and watches
  * each event gathered; the last watch's job releases them.  Unloads are
  * rare and cost a compile to undo, so the gather's barriers (one per
- * stream with unnamed commands) cost nothing that matters.  Where the
- * gather set work aside, or the watches cannot be allocated, the unload
- * waits for that work instead. */
+ * stream with unnamed commands) cost nothing that matters.  The unload
+ * waits for that work instead where no library thread may call the
+ * driver (facts.host_inline: Oclgrind's runtime is not thread-safe, and
+ * there the work is nearly always done, run by its flush), where the
+ * gather set work aside, or where the watches cannot be allocated. */
 
 static void cls__module_free(cls__bmodule *m) {
   cls__bfunction *f = m->fns;
@@ -329,9 +331,12 @@ static int cls__retire_watch_all(cls__bmodule *m, cls__ocl_batch *b) {
 void cls__b_module_unload(cls__bmodule *m) {
   if (!m) return;
   /* The front has retired m's functions: no launch of them can follow. */
+  pthread_mutex_lock(&m->lock);
+  cls__bfunction *fns = m->fns;
+  pthread_mutex_unlock(&m->lock);
   int launched = 0;
-  for (cls__bfunction *f = m->fns; f; f = f->next) {
-    cls__lock_take(&f->lock);
+  for (cls__bfunction *f = fns; f; f = f->next) {
+    cls__lock_take(&f->lock); /* a launch still setting its arguments */
     launched |= f->launched;
     cls__lock_give(&f->lock);
   }
@@ -342,7 +347,8 @@ void cls__b_module_unload(cls__bmodule *m) {
   cls__ocl_batch b;
   cls__ocl_batch_init(&b);
   cls__ocl_gather_device(m->dev, &b);
-  if (b.n && !cls__ocl_batch_stalled(&b) && cls__retire_watch_all(m, &b)) {
+  if (b.n && !m->dev->facts.host_inline && !cls__ocl_batch_stalled(&b) &&
+      cls__retire_watch_all(m, &b)) {
     cls__ocl_batch_release(&b); /* the watches hold the events */
     return;
   }
