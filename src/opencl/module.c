@@ -99,7 +99,6 @@ struct cls__bfunction {
   int keep_args;  /* skip arguments the kernel holds (CLSTREAM_ARG_CACHE=0:
                      never, to rule the cache out when a driver misbehaves) */
   char *name;
-  int launched;                /* a launch reached the driver (under lock) */
   struct cls__bfunction *next; /* the module's list */
   cls__oarg args[];
 };
@@ -256,12 +255,16 @@ static void cls__function_free(cls__bfunction *f) {
  * threads release programs whose launches are pending in a queue they
  * share, a thread of the driver's later frees memory twice or reads freed
  * memory (docs/devices.md, "A driver bug behind test_stress").  So a
- * module with a launch keeps its program and kernels until the device
- * work that was pending when it was unloaded is done: its unload gathers
- * that work as clsDeviceSynchronize does (without waiting) and watches
- * each event gathered; the last watch's job releases them.  Unloads are
- * rare and cost a compile to undo, so the gather's barriers (one per
- * stream with unnamed commands) cost nothing that matters.  The unload
+ * module keeps its program and kernels until the device work that was
+ * pending when it was unloaded is done: its unload gathers that work as
+ * clsDeviceSynchronize does (without waiting) and watches each event
+ * gathered; the last watch's job releases them, and with nothing pending
+ * the unload releases them itself.  Whether the module's functions were
+ * launched at all is not tracked: that would cost a store on every
+ * launch, only to release a module never launched sooner while unrelated
+ * work is pending.  Unloads are rare and cost a compile to undo, so the
+ * gather's barriers (one per stream with unnamed commands) cost nothing
+ * that matters.  The unload
  * waits for that work instead where no library thread may call the
  * driver (facts.host_inline: Oclgrind's runtime is not thread-safe, and
  * there the work is nearly always done, run by its flush), where the
@@ -331,19 +334,6 @@ static int cls__retire_watch_all(cls__bmodule *m, cls__ocl_batch *b) {
 void cls__b_module_unload(cls__bmodule *m) {
   if (!m) return;
   /* The front has retired m's functions: no launch of them can follow. */
-  pthread_mutex_lock(&m->lock);
-  cls__bfunction *fns = m->fns;
-  pthread_mutex_unlock(&m->lock);
-  int launched = 0;
-  for (cls__bfunction *f = fns; f; f = f->next) {
-    cls__lock_take(&f->lock); /* a launch still setting its arguments */
-    launched |= f->launched;
-    cls__lock_give(&f->lock);
-  }
-  if (!launched) {
-    cls__module_free(m);
-    return;
-  }
   cls__ocl_batch b;
   cls__ocl_batch_init(&b);
   cls__ocl_gather_device(m->dev, &b);
@@ -772,7 +762,6 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
-    f->launched = 1;
     err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
                                  b.list, cls__ocl_event_slot(s, &ev));
   }
