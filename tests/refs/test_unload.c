@@ -4,8 +4,11 @@
  * A module unloaded while one of its launches is pending keeps its
  * program until that work is done (src/opencl/module.c: NVIDIA's driver
  * breaks when it is released earlier), also when the launch's stream is
- * destroyed first; a module never launched, or whose launches are done,
- * gives its program back within the unload. */
+ * destroyed first; with no work pending on the device (a module never
+ * launched, or one whose launches are done) the unload gives its program
+ * back before it returns.  Where host functions run inline (Oclgrind;
+ * CLSTREAM_HOST_INLINE=1) no library thread may call the driver, so the
+ * unload waits for the pending work and releases the program itself. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -96,6 +99,44 @@ START_TEST(unload_gives_program_back_at_once) {
 }
 END_TEST
 
+/* A long kernel still running at the unload: the program stays until it
+ * ends, except where host functions run inline, where the unload waits
+ * for it and gives the program back before it returns.  (No gate: this
+ * case runs in the inline variant too.) */
+START_TEST(unload_with_kernel_running) {
+  find_shim();
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, 0));
+  arith a;
+  arith_load(&a);
+  long held = programs();
+  unsigned *out;
+  CK_OK(clsMalloc((void **)&out, 64 * sizeof *out));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(launch_spin(&a, s, out, 64, 1u << 24));
+  CK_OK(clsModuleUnload(a.mod));
+  long after = programs();
+  clsError_t busy = clsStreamQuery(s);
+  if (p.hostFuncsInline) {
+    ck_assert_msg(after == held - 1,
+                  "inline host functions: the unload returned with the "
+                  "program still held (%ld, %ld before)",
+                  after, held);
+  } else if (busy == clsErrorNotReady) {
+    /* Pending before and after the count was read: it must be held. */
+    ck_assert_msg(after == held,
+                  "the program was released (%ld held, %ld before the "
+                  "unload) while its kernel was running",
+                  after, held);
+  }
+  CK_OK(clsStreamSynchronize(s));
+  ck_assert_int_eq(wait_programs(held - 1, 10000), held - 1);
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(out));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("unload");
   TCase *tc = tcase_timed("unload", 60);
@@ -103,6 +144,7 @@ int main(void) {
   tcase_add_test(tc_gate, unload_with_launch_pending);
   tcase_add_test(tc_gate, unload_with_launch_pending_on_destroyed_stream);
   tcase_add_test(tc, unload_gives_program_back_at_once);
+  tcase_add_test(tc, unload_with_kernel_running);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
