@@ -103,6 +103,18 @@ clsError_t cls__b_stream_query(cls__bstream *s);
  * survives the destruction of `s`.  `job` is a cls__job whose run is
  * `run` (passed as well for backends that keep their own record). */
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job);
+/* Enqueues host function fn(user) on `s` as cls__b_stream_host_job would,
+ * but with no job record, where the backend can: its runtime calls a
+ * function of fn's type, on a thread that runs nothing but host functions
+ * and that cls__host_thread_mark (below) has already marked.  Returns 1
+ * with the result in *err, or 0 (nothing enqueued) for the front to make
+ * a job. */
+int cls__b_stream_host_fn(cls__bstream *s, clsHostFn_t fn, void *user,
+                          clsError_t *err);
+/* The front's, for the backend: marks the calling thread, for good, as
+ * one that runs only host functions and callbacks, so that every clstream
+ * call made on it is refused (clsErrorNotPermitted) as from inside one. */
+void cls__host_thread_mark(void);
 
 /* ---- Events ---------------------------------------------------------- */
 

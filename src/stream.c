@@ -248,7 +248,8 @@ static void cls__run_host_job(void *p, clsError_t status) {
   clsStreamCallback_t cb = j->cb;
   void *user = j->user;
   clsStream_t stream = j->stream;
-  cls__job_give(j); /* before the user's code, which may block */
+  cls__job_give(j);          /* before the user's code, which may block */
+  int was = cls__in_host_fn; /* 1 on a marked thread, which stays so */
   cls__in_host_fn = 1;
   /* As in CUDA: a callback is told of an earlier failure in its stream; a
    * host function is not called after one. */
@@ -256,8 +257,10 @@ static void cls__run_host_job(void *p, clsError_t status) {
     cb(stream, status, user);
   else if (status == clsSuccess)
     fn(user);
-  cls__in_host_fn = 0;
+  cls__in_host_fn = was;
 }
+
+void cls__host_thread_mark(void) { cls__in_host_fn = 1; }
 
 static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
                                         clsStreamCallback_t cb, void *user) {
@@ -265,6 +268,12 @@ static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
   if (e != clsSuccess) return e;
+  /* A host function with no record where the backend can take it so: on
+   * the CUDA build the record alone, written here and read and handed
+   * back on the runtime's callback thread, made the round trip slower
+   * than raw cudaLaunchHostFunc (docs/devices.md, "Host functions on the
+   * CUDA build"). */
+  if (fn && cls__b_stream_host_fn(b, fn, user, &e)) return e;
   cls__host_job *j = cls__job_take();
   if (!j) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   j->head.run = cls__run_host_job;

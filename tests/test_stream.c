@@ -573,6 +573,21 @@ START_TEST(host_fn_calling_clstream_not_permitted) {
   ck_assert_int_eq(r2.create, clsErrorNotPermitted);
   ck_assert_int_eq(r2.sync, clsErrorNotPermitted);
   ck_assert_int_eq(r2.launch, clsErrorNotPermitted);
+  /* Later host functions too: the CUDA build hands them to the runtime
+   * with nothing of its own around them once its callback thread is
+   * marked (src/cuda/stream.c). */
+  for (int i = 0; i < 3; ++i) {
+    reentry r3 = {
+        s, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown, clsErrorUnknown,
+        0};
+    CK_OK(clsLaunchHostFunc(s, hf_reenter, &r3));
+    CK_OK(clsStreamSynchronize(s));
+    CK_ATOMIC_EQ(r3.done, 1);
+    ck_assert_int_eq(r3.query, clsErrorNotPermitted);
+    ck_assert_int_eq(r3.create, clsErrorNotPermitted);
+    ck_assert_int_eq(r3.sync, clsErrorNotPermitted);
+    ck_assert_int_eq(r3.launch, clsErrorNotPermitted);
+  }
   /* The caller's thread is unaffected. */
   CK_OK(clsStreamQuery(s));
   CK_OK(clsStreamDestroy(s));

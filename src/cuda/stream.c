@@ -67,6 +67,25 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
  * stream callback to cudaStreamAddCallback, the one whose callback still
  * runs, exactly once, after a device error. */
 
+/* Whether the runtime's callback thread is marked (cls__host_thread_mark).
+ * CUDA runs every host function and callback of the process on that one
+ * thread (SEMANTICS.md), which runs nothing else, so the first
+ * job through a trampoline marks it and later host functions go to the
+ * runtime as they are (cls__b_stream_host_fn): no record, and nothing of
+ * ours between the runtime and the user's function.  Should a runtime
+ * ever use more threads, a clstream call from a host function on an
+ * unmarked one would go unrefused, which CUDA allows ("NotPermitted where
+ * detected"); nothing else depends on the mark. */
+static _Atomic int cls__cuda_marked;
+
+static void cls__cuda_thread_mark(void) {
+  if (CLS__LIKELY(
+          atomic_load_explicit(&cls__cuda_marked, memory_order_relaxed)))
+    return;
+  cls__host_thread_mark();
+  atomic_store_explicit(&cls__cuda_marked, 1, memory_order_release);
+}
+
 /* A host function, on the runtime's callback thread once the stream's
  * earlier work is done; the stream's later work waits until it returns.
  * The runtime calls it only while the context is healthy ("the function
@@ -76,6 +95,7 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
  * make.)  After a device error the call is skipped, which the job allows
  * (skippable). */
 static void CUDART_CB cls__cuda_host_fn(void *p) {
+  cls__cuda_thread_mark();
   cls__job *j = p;
   j->run(j, clsSuccess);
 }
@@ -86,8 +106,20 @@ static void CUDART_CB cls__cuda_host_fn(void *p) {
 static void CUDART_CB cls__cuda_callback(cudaStream_t stream,
                                          cudaError_t status, void *p) {
   (void)stream;
+  cls__cuda_thread_mark();
   cls__job *j = p;
   j->run(j, cls__cuda_error(CLS__CUDART, (int)status, NULL));
+}
+
+int cls__b_stream_host_fn(cls__bstream *s, clsHostFn_t fn, void *user,
+                          clsError_t *err) {
+  /* Acquire: the mark was made before any host function goes direct. */
+  if (!atomic_load_explicit(&cls__cuda_marked, memory_order_acquire)) return 0;
+  *err = cls__cuda_use(s->dev);
+  if (*err == clsSuccess)
+    *err =
+        cls__cuda_rt(cudaLaunchHostFunc(s->s, fn, user), "cudaLaunchHostFunc");
+  return 1;
 }
 
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job) {

@@ -102,6 +102,17 @@ static clsError_t cls__host_inline(cls__bstream *s, cls__job_fn run,
   return clsSuccess;
 }
 
+/* Never: a host function runs on a library worker, behind the stream's
+ * own record (cls__host), which the front's job rides in. */
+int cls__b_stream_host_fn(cls__bstream *s, clsHostFn_t fn, void *user,
+                          clsError_t *err) {
+  (void)s;
+  (void)fn;
+  (void)user;
+  (void)err;
+  return 0;
+}
+
 clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job) {
   if (s->dev->facts.host_inline) return cls__host_inline(s, run, job);
   cls__host *h = calloc(1, sizeof *h);
