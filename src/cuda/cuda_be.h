@@ -31,8 +31,10 @@
  * call.  The pthread_once controls (cls__cuda_device.prio_once, NVRTC's
  * architectures in module.c) run one runtime or NVRTC query each.  The
  * runtime's callback thread, which runs host jobs (stream.c), takes none
- * of these; the front's job function it calls takes only the front's leaf
- * lock on recycled job records (src/stream.c).
+ * of these; the front's job function it calls takes no lock (it hands its
+ * record back with one atomic exchange, src/stream.c), and the host
+ * functions passed to the runtime as they are (cls__b_stream_host_fn)
+ * run with nothing of ours around them.
  */
 #ifndef CLSTREAM_CUDA_BE_H
 #define CLSTREAM_CUDA_BE_H
