@@ -389,7 +389,7 @@ static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
  * without a flush (NVIDIA's, PoCL) when its position is named
  * (cls__ocl_position), which every wait on it does first; on NVIDIA's,
  * which submits at enqueue, not even then (facts.flush_waited). */
-void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b) {
+void cls__ocl_end_unnamed_slow(cls__bstream *s, cls__ocl_batch *b) {
   cls__end_ok(s, b, NULL, NULL);
   if (s->dev->facts.flush_to_start) cls__ocl_flush(s->q);
   cls__end_release(s, b);

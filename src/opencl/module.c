@@ -755,9 +755,6 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   const char *what = NULL;
 
   cls__ocl_begin_cmd(s, &b);
-  b.what = f->name;
-  b.cat = "kernel";
-  b.work = 1;
   cls__lock_take(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
@@ -771,6 +768,10 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
     cls__ocl_end_unnamed(s, &b);
     return clsSuccess;
   }
+  /* What a command with an event keeps (and the trace draws). */
+  b.what = f->name;
+  b.cat = "kernel";
+  b.work = 1;
   cls__ocl_end_cmd(s, &b, ok, ev);
   if (ok) return clsSuccess;
 

@@ -228,6 +228,14 @@ void cls__pos_init(cls__ocl_pos *p);
  * Returns the event replaced, for the caller to release (outside its
  * locks), or NULL.  Under the owner's lock. */
 cl_event cls__pos_advance(cls__ocl_pos *p, cl_event ev, int work, int barrier);
+/* The one transition cls__pos_advance makes for a command without an
+ * event, inline for the command path (enqueue.c): one more command
+ * follows ev, so the position is not known complete.  Under the owner's
+ * lock. */
+static inline void cls__pos_unnamed(cls__ocl_pos *p) {
+  p->unnamed++;
+  atomic_store_explicit(&p->done, 0, memory_order_release);
+}
 /* Execution status of the position: CL_COMPLETE, a negative error, or
  * "not yet" (> 0, also while unnamed commands follow ev).  Asks the
  * driver only while not known complete, and remembers CL_COMPLETE: the
@@ -483,11 +491,28 @@ void cls__ocl_end_record(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
  * leaves the queue unflushed: for a command whose flush must wait (an
  * inline host job's gate, hostjob.c).  Unlocks s->lock. */
 void cls__ocl_end_unflushed(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+/* cls__ocl_end_unnamed's cases other than the common one (enqueue.c). */
+void cls__ocl_end_unnamed_slow(cls__bstream *s, cls__ocl_batch *b);
 /* Ends an enqueue whose command was enqueued without an event (the
  * command path): the stream counts it as unnamed, consumed waits are
  * dropped, and the queue is flushed only where the driver needs a flush
- * to start work.  Unlocks s->lock. */
-void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b);
+ * to start work.  Unlocks s->lock.  Inline for its common case: the
+ * command waited for nothing, and the stream is listed busy already (or
+ * takes no part in the legacy stream's synchronization) on a driver that
+ * starts work without a flush, so that only the position moves. */
+static inline void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b) {
+  if (CLS__LIKELY(!b->n && !s->nwaits && !s->dev->facts.flush_to_start)) {
+    cls__lock_take(&s->last_lock);
+    if (CLS__LIKELY(s->in_busy || !s->blocking)) {
+      cls__pos_unnamed(&s->last);
+      cls__lock_give(&s->last_lock);
+      cls__lock_give(&s->lock);
+      return;
+    }
+    cls__lock_give(&s->last_lock);
+  }
+  cls__ocl_end_unnamed_slow(s, b);
+}
 /* The end of a command-path enqueue: cls__ocl_end_unnamed, or
  * cls__ocl_end with ev when the command was asked for its event (or with
  * NULL when `ok` is 0: the enqueue failed). */

@@ -24,10 +24,10 @@ cl_event cls__pos_advance(cls__ocl_pos *p, cl_event ev, int work, int barrier) {
     p->work = work;
     p->barrier = barrier;
     p->unnamed = 0;
+    atomic_store_explicit(&p->done, 0, memory_order_release);
   } else {
-    p->unnamed++;
+    cls__pos_unnamed(p);
   }
-  atomic_store_explicit(&p->done, 0, memory_order_release);
   return old;
 }
 
