@@ -22,7 +22,10 @@
  *   QUEUED;
  * - cost on an idle queue, 2,000 operations, median of 7: barrier
  *   1.2 us, marker 7.9 us;
- * - a pending barrier's QUEUED is CL_PROFILING_INFO_NOT_AVAILABLE.
+ * - a pending barrier's QUEUED is CL_PROFILING_INFO_NOT_AVAILABLE;
+ * - on a second H200 machine that night, QUEUED minus CLOCK_REALTIME
+ *   rose steadily from 122-130 us to 249-254 us over PROBE_DRIFT_S=30:
+ *   4.3 us a second, so no offset measured once holds for long.
  * PoCL 3.1 (2 cores): every timestamp of both on the device clock.
  * PROBE_N sets the kernel's loop count (its length); PROBE_DRIFT_S=N
  * adds N lines, one a second, of where QUEUED sits against the host.
