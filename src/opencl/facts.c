@@ -71,7 +71,11 @@
  *   with its event, 644 without), a later barrier would cost more, and
  *   the barrier would not carry the failure of a command that failed
  *   before it was enqueued (PoCL chains a command only to an unfinished
- *   predecessor, docs/devices.md); the others are unmeasured.
+ *   predecessor, docs/devices.md); the others are unmeasured.  On PoCL
+ *   the event also lets a record right behind a command stand on it
+ *   instead of a marker: without it kernel_record_sync, copy_record_sync
+ *   and pingpong ran slower there, while a launch's instructions fell
+ *   from 1.2 to 1.00-1.05 of raw's (bench/RESULTS.md, 2026-12-04).
  *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
  *   the event-less path too.
  * - no_timestamps: decided when the device is opened, by the start-up
