@@ -73,8 +73,7 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
       memcpy(s->waits + s->nwaits, g.list, g.n * sizeof *g.list);
       s->nwaits += g.n;
       atomic_store_explicit(&s->has_waits, 1, memory_order_release);
-      add = s->blocking && !s->in_busy;
-      if (add) s->in_busy = 1;
+      add = cls__busy_claim(s);
     }
     cls__lock_give(&s->last_lock);
   }

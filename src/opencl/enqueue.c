@@ -364,8 +364,7 @@ static inline void cls__end_ok(cls__bstream *s, const cls__ocl_batch *b,
     atomic_store_explicit(&s->has_waits, 0, memory_order_release);
   }
   cls__last_ref old = cls__last_advance(s, ev, b->work, b->barrier, tok);
-  int add = s->blocking && !s->in_busy;
-  if (add) s->in_busy = 1;
+  int add = cls__busy_claim(s);
   cls__lock_give(&s->last_lock);
   for (unsigned i = 0; i < consumed; ++i) clReleaseEvent(s->waits[i]);
   if (old.ev || old.tok) cls__last_drop(old); /* nothing for an unnamed one */

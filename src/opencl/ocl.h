@@ -229,9 +229,9 @@ void cls__pos_init(cls__ocl_pos *p);
  * locks), or NULL.  Under the owner's lock. */
 cl_event cls__pos_advance(cls__ocl_pos *p, cl_event ev, int work, int barrier);
 /* The one transition cls__pos_advance makes for a command without an
- * event, inline for the command path (enqueue.c): one more command
- * follows ev, so the position is not known complete.  Under the owner's
- * lock. */
+ * event, inline for the command path (cls__ocl_end_unnamed): one more
+ * command follows ev, so the position is not known complete.  Under the
+ * owner's lock. */
 static inline void cls__pos_unnamed(cls__ocl_pos *p) {
   p->unnamed++;
   atomic_store_explicit(&p->done, 0, memory_order_release);
@@ -491,25 +491,37 @@ void cls__ocl_end_record(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
  * leaves the queue unflushed: for a command whose flush must wait (an
  * inline host job's gate, hostjob.c).  Unlocks s->lock. */
 void cls__ocl_end_unflushed(cls__bstream *s, cls__ocl_batch *b, cl_event ev);
+/* Lists s (whose in_busy the caller just set) in the device's busy list.
+ * Takes d->busy_lock. */
+void cls__ocl_busy_add(cls__bstream *s);
+/* Whether s must be added to its device's busy list now that it has
+ * work the legacy stream may wait for: a blocking stream not listed yet.
+ * Marks it listed; the caller then calls cls__ocl_busy_add once
+ * last_lock is dropped.  Under s->last_lock.  The one statement of the
+ * rule for every path that gives a stream work (enqueue.c, bridge.c). */
+static inline int cls__busy_claim(cls__bstream *s) {
+  if (!s->blocking || s->in_busy) return 0;
+  s->in_busy = 1;
+  return 1;
+}
 /* cls__ocl_end_unnamed's cases other than the common one (enqueue.c). */
 void cls__ocl_end_unnamed_slow(cls__bstream *s, cls__ocl_batch *b);
 /* Ends an enqueue whose command was enqueued without an event (the
  * command path): the stream counts it as unnamed, consumed waits are
  * dropped, and the queue is flushed only where the driver needs a flush
  * to start work.  Unlocks s->lock.  Inline for its common case: the
- * command waited for nothing, and the stream is listed busy already (or
- * takes no part in the legacy stream's synchronization) on a driver that
- * starts work without a flush, so that only the position moves. */
+ * command waited for nothing, on a driver that starts work without a
+ * flush, so that only the position moves (and the stream is listed busy
+ * if it was not). */
 static inline void cls__ocl_end_unnamed(cls__bstream *s, cls__ocl_batch *b) {
   if (CLS__LIKELY(!b->n && !s->nwaits && !s->dev->facts.flush_to_start)) {
     cls__lock_take(&s->last_lock);
-    if (CLS__LIKELY(s->in_busy || !s->blocking)) {
-      cls__pos_unnamed(&s->last);
-      cls__lock_give(&s->last_lock);
-      cls__lock_give(&s->lock);
-      return;
-    }
+    cls__pos_unnamed(&s->last);
+    int add = cls__busy_claim(s);
     cls__lock_give(&s->last_lock);
+    if (CLS__UNLIKELY(add)) cls__ocl_busy_add(s); /* as cls__end_ok does */
+    cls__lock_give(&s->lock);
+    return;
   }
   cls__ocl_end_unnamed_slow(s, b);
 }
@@ -615,9 +627,6 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b);
  * and the orphans.  Takes device.streams_lock, each stream's last_lock
  * and device.busy_lock, one at a time. */
 void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b);
-/* Lists s (whose in_busy the caller just set) in the device's busy list.
- * Takes d->busy_lock. */
-void cls__ocl_busy_add(cls__bstream *s);
 /* Keeps ev (retained; the caller's reference moves) visible to legacy
  * work and device synchronization after its stream is gone.  Under
  * d->busy_lock; returns 0, keeping the caller's reference, when there is
