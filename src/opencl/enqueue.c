@@ -14,19 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- Small helpers ---------------------------------------------------- */
-
-int cls__ocl_grow(void **arr, unsigned *cap, unsigned need, size_t elem) {
-  if (need <= *cap) return 1;
-  unsigned c = *cap ? *cap * 2 : 8;
-  while (c < need) c *= 2;
-  void *p = realloc(*arr, c * elem);
-  if (!p) return 0;
-  *arr = p;
-  *cap = c;
-  return 1;
-}
-
 /* Empties b's list, keeping what it set aside. */
 static void cls__batch_reset(cls__ocl_batch *b) {
   b->list = b->small;

@@ -79,7 +79,7 @@
  *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
  *   the event-less path too.
  * - no_timestamps: decided when the device is opened, by the start-up
- *   timestamp check below (cls__facts_open): a 4 MiB fill that takes no
+ *   timestamp check (cls__facts_open, open.c): a 4 MiB fill that takes no
  *   time, or a profiling resolution of 0 (rusticl: timestamps of 2 or 3),
  *   means the device cannot time work, and clsEventElapsedTime returns
  *   clsErrorNotSupported rather than 0.000 ms for real work.
@@ -98,10 +98,10 @@
  *   nothing (event.c).  CLSTREAM_HOST_CLOCK=0 turns it off.  The choice
  *   from the samples is a pure function, cls__facts_pick_host_clock in
  *   facts.h, which test_device checks without a device.
+ * The facts decided at opening are decided by open.c's check; every
+ * other fact is decided here, at enumeration.
  */
 #include "ocl.h"
-
-#include "facts.h"
 
 #include <CL/cl_icd.h>
 
@@ -222,171 +222,4 @@ void cls__facts_read(cls__ocl_device *d) {
       bits < 8)
     bits = 1024; /* 128 bytes, the largest seen */
   f->base_align = bits / 8;
-}
-
-/* ---- Facts decided when the device is opened ---------------------------- */
-
-static cl_ulong cls__end_of(cl_event ev) {
-  cl_ulong t = 0;
-  if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t, &t,
-                                     NULL) != CL_SUCCESS)
-    return 0;
-  return t;
-}
-
-/* Whether b's END follows a's by 0 to 10 s: same clock, right order. */
-static int cls__follows(cl_ulong a, cl_ulong b) {
-  return a != 0 && b >= a && b - a < 10000000000ull;
-}
-
-/* Checks once that markers are stamped on the same clock as device work,
- * and not before the work they follow: a marker after a fill, a marker on
- * an idle queue, and a marker held by a user event, each against fills.
- * Where a driver gets any of this wrong (early stamps, or host-clock
- * stamps for markers that do no device work), timed records use a tiny
- * fill command instead, and timed events never stand on markers. */
-static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
-  d->markers_after_work = work;
-  d->markers_after_gate = work && gate;
-  d->timing_fallback = !work ? 1 : !gate ? 2 : 0;
-}
-
-/* Which host clock the device's profiling clock is, if any (a clockid_t
- * plus 1, or 0).  Each candidate gets five samples (a marker enqueued on
- * an idle queue between two readings of that clock, facts.h), and
- * cls__facts_pick_host_clock takes the one clock all of whose samples
- * fit, none where two do.  PoCL stamps with CLOCK_MONOTONIC_RAW; NVIDIA's
- * driver with CLOCK_REALTIME plus 73-90 us (DRIVER-COSTS.md), whose END
- * comes after the host's reading, so it has none.  A clock stops being
- * sampled at its first sample that does not fit. */
-#define CLS__CLOCK_SAMPLES 5
-static int cls__find_host_clock(cl_command_queue q) {
-  static const clockid_t clocks[] = {CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC,
-                                     CLOCK_REALTIME, CLOCK_BOOTTIME};
-  enum { nclocks = sizeof clocks / sizeof clocks[0] };
-  cls__clock_sample samples[nclocks * CLS__CLOCK_SAMPLES];
-  memset(samples, 0, sizeof samples); /* ok 0: not taken */
-  for (int c = 0; c < nclocks; ++c) {
-    for (int i = 0; i < CLS__CLOCK_SAMPLES; ++i) {
-      cls__clock_sample *sm = &samples[c * CLS__CLOCK_SAMPLES + i];
-      struct timespec a, b;
-      cl_event ev = NULL;
-      cl_ulong queued = 0, end = 0;
-      sm->ok =
-          clock_gettime(clocks[c], &a) == 0 &&
-          clEnqueueMarkerWithWaitList(q, 0, NULL, &ev) == CL_SUCCESS &&
-          clFinish(q) == CL_SUCCESS && clock_gettime(clocks[c], &b) == 0 &&
-          clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED,
-                                  sizeof queued, &queued, NULL) == CL_SUCCESS &&
-          clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end,
-                                  &end, NULL) == CL_SUCCESS;
-      if (ev) clReleaseEvent(ev);
-      if (sm->ok) {
-        sm->before = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
-        sm->after = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
-        sm->queued = queued;
-        sm->end = end;
-      }
-      if (!cls__clock_sample_fits(sm)) break;
-    }
-  }
-  int c = cls__facts_pick_host_clock(samples, nclocks, CLS__CLOCK_SAMPLES);
-  return c < 0 ? 0 : (int)clocks[c] + 1;
-}
-
-static void cls__validate_timestamps(cls__ocl_device *d) {
-  cl_int err;
-  const char *what;
-  cl_command_queue q = cls__ocl_queue(d, 1, 0, &err, &what);
-  if (!q || err != CL_SUCCESS) return;
-  size_t size = d->facts.simulator ? 64u << 10 : 4u << 20;
-  void *buf = NULL;
-  if (cls__ocl_alloc(d, size, &buf) != clsSuccess) buf = NULL;
-  cl_event ev[6] = {NULL};
-  cl_event user = clCreateUserEvent(d->ctx, &err);
-  int user_set = 0;
-  int ok = 0;
-#define FILL(n, e)                                                             \
-  (cls__ocl_enqueue_fill(d, q, buf, 0, (n), 0, NULL, (e), &what) == 0)
-#define HELD_FILL(e)                                                           \
-  (cls__ocl_enqueue_fill(d, q, buf, 0, 64, 0, NULL, (e), &what) == 0)
-  if (buf && user &&
-      /* 0: fill, 1: marker after it */
-      FILL(size, &ev[0]) &&
-      clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[1]) == 0 &&
-      clFinish(q) == 0 &&
-      /* 2: marker on an idle queue, 3: fill after it */
-      clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[2]) == 0 &&
-      clFinish(q) == 0 && FILL(64, &ev[3]) &&
-      /* 4: marker held by a user event, 5: fill after it.  Where clFlush
-       * runs the commands (facts.c), flushing before the user event is
-       * set would never return. */
-      clEnqueueMarkerWithWaitList(q, 1, &user, &ev[4]) == 0 &&
-      HELD_FILL(&ev[5]) && (d->facts.flush_runs || clFlush(q) == 0) &&
-      (user_set = clSetUserEventStatus(user, CL_COMPLETE) == 0) &&
-      clFinish(q) == 0) {
-    cl_ulong t[6];
-    for (int i = 0; i < 6; ++i) t[i] = cls__end_of(ev[i]);
-    int work = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
-               cls__follows(t[2], t[3]);
-    int gate = work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
-    cls__set_marker_facts(d, work, gate);
-    ok = work && gate;
-    /* A fill of `size` bytes that takes no time (or a resolution of 0)
-     * means the timestamps cannot time work (no_timestamps, above). */
-    cl_ulong start = 0;
-    if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start,
-                                &start, NULL) != CL_SUCCESS)
-      start = t[0];
-    d->facts.no_timestamps = d->timer_res_ns == 0 || t[0] <= start;
-    /* Only where markers are stamped right, and where the driver does
-     * not run the queue inside clFlush (a simulator's clock is its own). */
-    if (ok && !d->facts.no_timestamps && !d->facts.flush_runs)
-      d->facts.host_clock = cls__find_host_clock(q);
-    if (d->facts.no_timestamps) cls__set_marker_facts(d, 1, 1);
-    if (d->facts.no_timestamps && cls__log_enabled())
-      fprintf(stderr,
-              "clstream: device %d (%s): profiling timestamps cannot time "
-              "work (resolution %zu ns); clsEventElapsedTime returns "
-              "clsErrorNotSupported\n",
-              d->index, d->name, d->timer_res_ns);
-    if (!ok && !d->facts.no_timestamps && cls__log_enabled())
-      fprintf(stderr,
-              "clstream: device %d (%s): marker timestamps disagree with "
-              "device work%s; those timed records use a 4-byte copy\n",
-              d->index, d->name,
-              work ? " behind a user event (host functions, bridged waits)"
-                   : "");
-  }
-#undef FILL
-#undef HELD_FILL
-  if (user) {
-    /* Set exactly once: a second clSetUserEventStatus is an error. */
-    if (!user_set) clSetUserEventStatus(user, CL_COMPLETE);
-    clReleaseEvent(user);
-  }
-  clFinish(q);
-  for (int i = 0; i < 6; ++i)
-    if (ev[i]) clReleaseEvent(ev[i]);
-  if (buf) cls__ocl_free(d, buf);
-  clReleaseCommandQueue(q);
-}
-
-void cls__facts_open(cls__ocl_device *d) {
-  cls__set_marker_facts(d, 1, 1); /* where the check cannot run */
-  cls__validate_timestamps(d);
-  /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
-   * driver with good marker timestamps still exercises it), =0 forbids it
-   * (to measure what it costs), =gate uses it only behind user events. */
-  const char *force = getenv("CLSTREAM_TIMING_FALLBACK");
-  if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
-    cls__set_marker_facts(d, *force == '0', *force == '0');
-  else if (force && !strcmp(force, "gate")) /* what NVIDIA's driver does */
-    cls__set_marker_facts(d, 1, 0);
-  /* A forced fallback stands for a driver whose clock is not the host's
-   * (NVIDIA's); CLSTREAM_HOST_CLOCK=0 turns the host clock off alone, so
-   * that CI runs idle-stream records as markers too. */
-  const char *hc = getenv("CLSTREAM_HOST_CLOCK");
-  if ((force && strcmp(force, "0") != 0) || (hc && !strcmp(hc, "0")))
-    d->facts.host_clock = 0;
 }

@@ -189,7 +189,3 @@ void cls__ocl_watch_event(cls__ocl_watch *w, cl_event ev) {
   if (clSetEventCallback(ev, CL_COMPLETE, cls__watch_cb, w) != CL_SUCCESS)
     atomic_store(&w->poll, 1); /* the monitor claims it on completion */
 }
-
-void cls__ocl_monitor_start(void) {
-  pthread_once(&cls__monitor_once, cls__start_monitor);
-}

@@ -389,14 +389,6 @@ typedef struct cls__ocl_batch {
 cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d);
 /* Fills d->facts (d's other fields described already). */
 void cls__facts_read(cls__ocl_device *d);
-/* Decides the facts known only once d is opened (its context, scratch
- * memory and map queue made): the start-up timestamp check sets
- * facts.no_timestamps, facts.host_clock and the marker facts
- * (markers_after_work, markers_after_gate, timing_fallback), then applies
- * CLSTREAM_TIMING_FALLBACK and CLSTREAM_HOST_CLOCK.  Blocks on the
- * device (a few commands on a queue of its own); called once, by the
- * thread opening d under d->open_lock. */
-void cls__facts_open(cls__ocl_device *d);
 /* The OpenCL version calls to device d of platform p may use (12, 20,
  * 30): the lower of the platform's and the device's. */
 int cls__facts_version(cl_platform_id p, cl_device_id d);
@@ -656,7 +648,9 @@ typedef struct cls__ocl_job {
   cl_int status;
 } cls__ocl_job;
 /* Hands a job to a worker (starting one if all are busy).  Safe to call
- * from an OpenCL callback: it only locks a mutex and signals. */
+ * from an OpenCL callback: it only locks a mutex and signals.  Its one
+ * caller is a watch's claim (monitor.c), so the monitor thread, which
+ * adds workers when jobs starve, is running by then. */
 void cls__ocl_post(cls__ocl_job *job);
 
 /* Starts a detached thread running fn(NULL); 0 if none could be started
@@ -665,8 +659,6 @@ int cls__ocl_spawn(void *(*fn)(void *));
 /* Called by the monitor: a job that has found no idle worker for a while
  * gets a new worker (workers.c). */
 void cls__ocl_feed_starved(void);
-/* Starts the monitor thread once (monitor.c). */
-void cls__ocl_monitor_start(void);
 /* Completes user event `user`, retrying a transient failure (hostjob.c). */
 void cls__ocl_complete_user(cl_event user);
 

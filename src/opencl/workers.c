@@ -75,7 +75,6 @@ static void *cls__worker(void *arg) {
 }
 
 void cls__ocl_post(cls__ocl_job *job) {
-  cls__ocl_monitor_start();
   job->next = NULL;
   pthread_mutex_lock(&cls__wlock);
   if (cls__wtail)
