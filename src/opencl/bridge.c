@@ -4,7 +4,7 @@
  * event completes).  Owns no lock: it takes event.lock (event.c) to read
  * the event, then stream.lock and stream.last_lock (enqueue.c) to add
  * the waits. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  * A copy touching memory of a device in another OpenCL context (another
  * platform) is staged through host memory by a host job in the stream's
  * order (cls__b_memcpy_across).  Owns no lock. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 #include <string.h>

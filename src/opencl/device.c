@@ -1,7 +1,7 @@
 /* OpenCL backend: device enumeration (the platforms, the device table
  * and what each device is, read once by cls__b_init) and device
  * properties.  Opening a device is open.c's. */
-#include "ocl.h"
+#include "driver.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -4,7 +4,7 @@
  * (module.c).  Owns no lock: it takes device.streams_lock, stream.last_lock
  * and device.busy_lock (stream.c, enqueue.c) only to gather, and waits
  * with none held. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 

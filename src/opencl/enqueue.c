@@ -9,7 +9,7 @@
  * reads the orphans).  It also owns the batch (cls__ocl_batch): what a
  * gather cannot wait for under these locks it sets aside, to be waited
  * for once they are dropped. */
-#include "ocl.h"
+#include "enqueue.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * record time, or of the stream's newest command where that stands for
  * the record.  The front owns the event's state (src/event.c); tokens
  * live in position.c. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 

@@ -101,7 +101,7 @@
  * The facts decided at opening are decided by open.c's check; every
  * other fact is decided here, at enumeration.
  */
-#include "ocl.h"
+#include "driver.h"
 
 #include <CL/cl_icd.h>
 

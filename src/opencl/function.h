@@ -6,7 +6,7 @@
 #ifndef CLSTREAM_OPENCL_FUNCTION_H
 #define CLSTREAM_OPENCL_FUNCTION_H
 
-#include "ocl.h"
+#include "command.h"
 
 #include <stdint.h>
 

@@ -13,7 +13,7 @@
  *
  * Also pinned host memory (clsMallocHost): owns pinned_lock and the
  * list it guards. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -21,7 +21,7 @@
  * The result for each parameter is what clGetKernelArgInfo would have
  * said: address space, access qualifier (images), type name and name.
  */
-#include "ocl.h"
+#include "driver.h"
 
 #include "kernel_pp.h"
 

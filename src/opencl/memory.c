@@ -12,7 +12,7 @@
  * allocation becomes the buffer itself or a sub-buffer (launch.c).
  * Commands in a stream's order are copy.c's; pinned host memory is
  * hostmem.c's.  Owns the buffer table's lock (rangetab.h). */
-#include "ocl.h"
+#include "memory.h"
 
 #include "../rangetab.h"
 

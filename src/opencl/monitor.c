@@ -6,7 +6,7 @@
  * (the pending watches and the unflushed queues); inside it only the
  * worker lock is taken, when the monitor claims a watch and posts its
  * job. */
-#include "ocl.h"
+#include "threads.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -2,7 +2,7 @@
  * under device.open_lock): its context, scratch memory and map queue,
  * then the start-up timestamp check, which decides the facts known only
  * once the device can run commands (facts.c describes every fact). */
-#include "ocl.h"
+#include "memory.h"
 
 #include "facts.h"
 

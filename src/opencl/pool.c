@@ -18,7 +18,7 @@
  * device go back to the driver once their point has been reached.  The
  * pool's lock is a leaf: under it the pool only queries event status and
  * releases events and queues (never blocking calls). */
-#include "ocl.h"
+#include "command.h"
 
 #include <pthread.h>
 #include <stdlib.h>

@@ -4,7 +4,7 @@
  * record's token alike.  Everything else (the enqueue bracket, stream
  * query and synchronize, records, the pool) reads it through these
  * functions. */
-#include "ocl.h"
+#include "position.h"
 
 #include <stdlib.h>
 

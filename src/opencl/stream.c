@@ -4,7 +4,7 @@
  * list) and the per-thread stream table; takes device.busy_lock and
  * stream.last_lock (enqueue.c) to reserve, list and retire a stream's
  * work. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 

@@ -9,7 +9,7 @@
  * where its stream had got to, with no duration.  Tracing takes a global lock
  * per command: it is a debugging aid, off by default, and costs nothing when
  * off. */
-#include "ocl.h"
+#include "driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>

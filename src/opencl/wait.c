@@ -3,7 +3,7 @@
  * the thread) and reading an event's status.  Owns each sleeper's mutex
  * and condition variable (a leaf, held only to hand over `done`); holds
  * no other lock. */
-#include "ocl.h"
+#include "threads.h"
 
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * callback.  Owns the job queue and the idle, thread and starvation
  * counts, all under cls__wlock (a leaf); the monitor thread (monitor.c)
  * calls cls__ocl_feed_starved to add a worker when jobs starve. */
-#include "ocl.h"
+#include "threads.h"
 
 #include <time.h>
 
