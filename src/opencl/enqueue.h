@@ -7,37 +7,8 @@
 #ifndef CLSTREAM_OPENCL_ENQUEUE_H
 #define CLSTREAM_OPENCL_ENQUEUE_H
 
+#include "batch.h"
 #include "position.h"
-
-/* An empty batch (its list is b->small), nothing set aside. */
-void cls__ocl_batch_init(cls__ocl_batch *b);
-
-/* Adds ev (retained by the caller; b's reference now) to b. */
-void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev);
-
-/* Whether the gathers set aside something b's command must wait for that
- * its list could not hold (cls__ocl_batch). */
-static inline int cls__ocl_batch_stalled(const cls__ocl_batch *b) {
-  return b->nstall_ev || b->nstall_q > b->nfinished;
-}
-
-/* Waits for what the gathers set aside (finishing the queues, waiting
- * for and releasing the events); call it with no lock held.  The queues
- * stay listed as finished (a later gather into b skips them) until
- * cls__ocl_batch_forget.  Returns the first error. */
-clsError_t cls__ocl_batch_unstall(cls__ocl_batch *b);
-
-/* Releases the queues b set aside. */
-void cls__ocl_batch_forget(cls__ocl_batch *b);
-
-/* Waits for every event of a wait-only batch (and what it set aside),
- * with no lock held, releasing them and b's list.  Returns the first
- * error. */
-clsError_t cls__ocl_batch_wait(cls__ocl_batch *b);
-
-/* Releases b's events and list without waiting for them (their waits
- * went elsewhere: module.c's watches); b must not be stalled. */
-void cls__ocl_batch_release(cls__ocl_batch *b);
 
 /* Starts an enqueue on s: locks s->lock and gathers in *b the events the
  * next command must wait for (clsStreamWaitEvent waits, and the legacy
@@ -139,19 +110,6 @@ static inline int cls__ocl_waits_any(cls__bstream *s, int gather) {
   return s->blocking && cls__ocl_legacy_pending(s->dev);
 }
 
-/* A batch with nothing to wait for and nothing set aside (list NULL, as
- * OpenCL wants an empty wait list): what cls__ocl_begin gives in the
- * common case. */
-static inline void cls__ocl_batch_none(cls__ocl_batch *b) {
-  b->list = NULL;
-  b->n = b->npending = b->cap = 0;
-  b->nstall_q = b->nfinished = b->nstall_ev = 0;
-  b->what = b->cat = NULL;
-  b->from = NULL;
-  b->work = 0;
-  b->barrier = 0;
-}
-
 /* cls__ocl_begin once s->lock is held and cls__ocl_waits_any(s, 1) said
  * the command may have something to wait for (enqueue.c). */
 void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b);
@@ -181,16 +139,25 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b);
 cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b);
 
 /* Adds to b (retained) the pending work of every stream of d, live or
- * destroyed (devsync.c): each one's newest command and unconsumed waits,
- * and the orphans.  Takes device.streams_lock, each stream's last_lock
+ * destroyed (for devsync.c and module.c): each one's newest command and
+ * unconsumed waits, and the orphans.  Takes device.streams_lock, each stream's last_lock
  * and device.busy_lock, one at a time. */
 void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b);
 
-/* Keeps ev (retained; the caller's reference moves) visible to legacy
- * work and device synchronization after its stream is gone.  Under
- * d->busy_lock; returns 0, keeping the caller's reference, when there is
- * no room (out of host memory). */
-int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking);
+/* Makes room in d's busy list for one more blocking stream (at its
+ * creation), so that listing it later cannot fail; 0 when out of host
+ * memory.  Takes d->busy_lock. */
+int cls__ocl_busy_reserve(cls__ocl_device *d);
+/* Hands the pending work of s, being destroyed, to its device's orphans
+ * (its newest command and the waits no command consumed), where legacy
+ * work and device synchronization still see it, and takes s off the busy
+ * list.  Out of host memory it waits for that work instead, with no lock
+ * held.  Takes s->last_lock, then d->busy_lock. */
+void cls__ocl_orphan_stream(cls__bstream *s);
+/* After a device synchronization waited for every orphan of d: drops
+ * those that are over, the failed ones too (the wait reported them).
+ * Takes d->busy_lock. */
+void cls__ocl_orphans_settle(cls__ocl_device *d);
 
 /* Names s's position if commands were enqueued after `last` without an
  * event: a barrier with an event stands for them.  Under s->last_lock. */

@@ -28,11 +28,11 @@
  * - flush_runs: clFlush executes the queued commands on the calling
  *   thread and, reaching one whose wait list is incomplete, waits for it
  *   (Oclgrind 21.10).  A flush must then never be made by a thread that
- *   would later complete what the command waits for (stream.c defers it).
+ *   would later complete what the command waits for (hostjob.c defers it).
  * - host_inline: host jobs (clsLaunchHostFunc, clsStreamAddCallback, host
  *   copies and fills) run on the calling thread, at enqueue, once the
  *   stream's earlier work is done, and the call returns after the job has
- *   run (stream.c, cls__host_inline).  Where flush_runs holds: there a
+ *   run (hostjob.c, cls__host_inline).  Where flush_runs holds: there a
  *   host function's usual gate (a command waiting for a user event that a
  *   worker thread sets once the function returns) can never be flushed,
  *   since the flush waits for the gate on the caller's thread, and a
@@ -43,7 +43,7 @@
  * - flush_together: the commands of one clFlush complete together
  *   (rusticl in Mesa 22.3), so a command that waits for a user event holds
  *   back the completion of every command flushed with it; the marker that
- *   starts a host function is flushed on its own (stream.c).
+ *   starts a host function is flushed on its own (hostjob.c).
  * - flush_to_start: an unflushed command may never start, so the command
  *   path flushes after every command.  NVIDIA's driver (580) and PoCL (3.1
  *   and 5.0) were measured to start unflushed work on their own

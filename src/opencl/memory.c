@@ -181,7 +181,7 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm) {
   *svm = 0;
-  /* NULL as a buffer argument (module.c passes NULL itself, in the form
+  /* NULL as a buffer argument (launch.c passes NULL itself, in the form
    * the parameter's last pointer took). */
   if (!ptr) {
     *what = "clSetKernelArg";

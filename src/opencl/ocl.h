@@ -1,37 +1,45 @@
 /*
- * Private to the OpenCL backend: its objects and the helpers its files
- * share.
+ * Private to the OpenCL backend, layer 1 (objects and driver calls): the
+ * backend's objects (platform, device, stream, position, token, batch),
+ * which every layer reads, and the helpers of ocl.c, which call no other
+ * file of the backend.  Every file includes it, through its own layer's
+ * header: ocl.h, driver.h, memory.h, threads.h, position.h, batch.h and
+ * enqueue.h, command.h, bottom to top (docs/design-opencl.md draws them).
  *
  * Every mutex of the backend, outer to inner: a thread holding one may
  * take only those named in its last column (and what they take in turn).
- * The file is the one that owns the lock and the state it guards.
+ * The file is the one that owns the lock and the state it guards.  Where
+ * a comment says a function runs under a lock, the function asserts it
+ * in debug builds (CLS__ASSERT_HELD, CLS__ASSERT_MUTEX_HELD: src/lock.h).
  */
 // clang-format off
 /*
  * | lock                | file      | guards                                  | taken inside it                    |
  * |---------------------|-----------|-----------------------------------------|------------------------------------|
- * | device.open_lock    | device.c  | opening a device once; the legacy       | platform.lock; busy_lock and       |
+ * | device.open_lock    | open.c    | opening a device once; the legacy       | platform.lock; busy_lock and       |
  * |                     |           | stream's creation (stream.c)            | streams_lock (creating the stream) |
- * | platform.lock       | device.c  | the platform's shared context           | (leaf)                             |
+ * | platform.lock       | open.c    | the platform's shared context           | (leaf)                             |
  * | stream.lock         | enqueue.c | enqueue order on the queue; writes of   | function.lock, busy_lock,          |
  * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
  * |                     |           | (a cls__lock, src/lock.h)               | monitor lock, trace_lock           |
- * | function.lock       | module.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
+ * | function.lock       | launch.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
  * |                     |           | (a cls__lock)                           | allocation table (both read)       |
  * | cls__lock.m         | lock.c    | the sleep of a thread waiting for a     | (leaf)                             |
  * |                     | (front)   | cls__lock                               |                                    |
- * | device.streams_lock | stream.c  | the live stream list (read: devsync.c)  | last_lock                          |
- * | device.busy_lock    | enqueue.c | the busy list and orphans (stream.c     | last_lock                          |
- * |                     |           | reserves and drops; devsync.c reads)    |                                    |
+ * | device.streams_lock | stream.c  | the live stream list (read: enqueue.c's | last_lock                          |
+ * |                     |           | device-wide gather)                     |                                    |
+ * | device.busy_lock    | enqueue.c | the busy list and the orphans, which    | last_lock                          |
+ * |                     |           | only enqueue.c changes                  |                                    |
  * | stream.last_lock    | enqueue.c | newest command, unnamed count, waits    | monitor lock (a failed flush);     |
  * |                     |           | (read by other streams, event.c); the   | enqueues a barrier, never waits    |
  * |                     |           | position's `done` (position.c); a       |                                    |
  * |                     |           | cls__lock                               |                                    |
  * | pool.lock           | pool.c    | a device's stream-ordered pool          | (leaf; token status reads)         |
- * | module.lock         | module.c  | a module's function list                | (leaf)                             |
+ * | module.lock         | module.c  | a module's function list (function.c    | (leaf)                             |
+ * |                     |           | adds to it)                             |                                    |
  * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers (its | (leaf)                             |
  * |                     |           | rangetab.h table's own rwlock)          |                                    |
- * | pinned_lock         | memory.c  | the clsMallocHost buffers               | (leaf)                             |
+ * | pinned_lock         | hostmem.c | the clsMallocHost buffers               | (leaf)                             |
  * | monitor lock + cond | monitor.c | pending watches, unflushed queues       | worker lock (claiming a watch)     |
  * | worker lock + cond  | workers.c | the worker pool's job queue and counts  | (leaf; starts threads)             |
  * | sleeper m + c       | wait.c    | one sleeping wait's `done`              | (leaf)                             |
@@ -55,7 +63,7 @@
  * unavoidable:
  * - device.open_lock is held through the device's one-time open, which
  *   includes the start-up timestamp check's clFinish calls on a private
- *   queue (device.c): every caller of the device must wait for the open
+ *   queue (open.c): every caller of the device must wait for the open
  *   anyway, and nothing else waits on that queue.
  * - A batch that could set aside no more (CLS__STALL_MAX queues or
  *   events) waits at once, under the locks of the gather; cls__ocl_begin
@@ -166,7 +174,7 @@ typedef struct cls__ocl_device {
   _Atomic int opened; /* 1 ok, -1 failed */
   clsError_t open_err;
   cl_context ctx;
-  /* What the start-up timestamp check found (cls__facts_open, facts.c):
+  /* What the start-up timestamp check found (cls__facts_open, open.c):
    * markers behind device work or on an idle queue are stamped on the
    * device's clock; markers behind a user event (a host-function gate, a
    * bridged wait) are too.  A timed record that would be a marker where
@@ -263,7 +271,7 @@ struct cls__bstream {
 
 /* A record's token (backend.h): a position that never moves, shared by
  * reference count between the front's event, stream waits and the
- * backend's own users (pool.c, memory.c).  Made by cls__ocl_token_new
+ * backend's own users (pool.c, copy.c).  Made by cls__ocl_token_new
  * (position.c), freed when the last reference goes. */
 struct cls__btoken {
   cls__ocl_pos pos; /* pos.unnamed is always 0 */
@@ -331,7 +339,7 @@ cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
                                 cl_int *err, const char **what);
 
 /* The host clock's reading now, on d's profiling clock (d->facts.host_clock
- * must be set; device.c). */
+ * must be set; open.c decides it). */
 cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d);
 
 /* Grows *arr (of *cap elements of `elem` bytes) to hold `need`; 0 when
