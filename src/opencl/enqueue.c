@@ -152,6 +152,7 @@ static void cls__fold_status(cl_int *worst, cl_int st) {
  * whether it was enqueued before or after the failure happened.  Under
  * t->last_lock. */
 cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&t->last_lock);
   cl_int worst = CL_COMPLETE;
   cls__ocl_position(t);
   if (CLS__UNLIKELY(t->last.unnamed)) {
@@ -179,6 +180,7 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
 }
 
 cl_int cls__ocl_waits_status(cls__bstream *t, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&t->last_lock);
   cl_int worst = CL_COMPLETE;
   for (unsigned w = 0; w < t->nwaits; ++w) {
     cl_int st = cls__ocl_status(t->waits[w]);
@@ -300,6 +302,7 @@ static void cls__begin_held(cls__bstream *s, cls__ocl_batch *b, int gather) {
 }
 
 void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__begin_held(s, b, 1);
 }
 
@@ -327,6 +330,7 @@ void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
  * (DRIVER-COSTS.md); a barrier's timestamps are not kept (END reads 0
  * there), so a timed record never stands on one. */
 void cls__ocl_position(cls__bstream *t) {
+  CLS__ASSERT_HELD(&t->last_lock);
   if (CLS__LIKELY(!t->last.unnamed)) return;
   cl_event ev = NULL;
   cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
@@ -376,12 +380,14 @@ static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
  * (cls__ocl_position), which every wait on it does first; on NVIDIA's,
  * which submits at enqueue, not even then (facts.flush_waited). */
 void cls__ocl_end_unnamed_slow(cls__bstream *s, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__end_ok(s, b, NULL, NULL);
   if (s->dev->facts.flush_to_start) cls__ocl_flush(s->q);
   cls__end_release(s, b);
 }
 
 void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok, cl_event ev) {
+  CLS__ASSERT_HELD(&s->lock);
   if (ok && !ev)
     cls__ocl_end_unnamed(s, b);
   else
@@ -399,6 +405,7 @@ static void cls__end_named(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
 }
 
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  CLS__ASSERT_HELD(&s->lock);
   if (ev)
     cls__end_named(s, b, ev, NULL);
   else
@@ -407,10 +414,12 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
 
 void cls__ocl_end_record(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
                          cls__btoken *t) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__end_named(s, b, ev, t);
 }
 
 void cls__ocl_end_unflushed(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__end_ok(s, b, ev, NULL);
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   cls__end_release(s, b);

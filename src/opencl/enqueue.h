@@ -42,6 +42,7 @@ void cls__ocl_busy_add(cls__bstream *s);
  * last_lock is dropped.  Under s->last_lock.  The one statement of the
  * rule for every path that gives a stream work (enqueue.c, bridge.c). */
 static inline int cls__busy_claim(cls__bstream *s) {
+  CLS__ASSERT_HELD(&s->last_lock);
   if (!s->blocking || s->in_busy) return 0;
   s->in_busy = 1;
   return 1;
@@ -103,6 +104,7 @@ static inline int cls__ocl_legacy_pending(cls__ocl_device *d) {
  * so they say "nothing" only when every command issued before this call
  * needs no wait (enqueue.c). */
 static inline int cls__ocl_waits_any(cls__bstream *s, int gather) {
+  CLS__ASSERT_HELD(&s->lock);
   if (s->nwaits) return 1;
   if (!gather) return 0;
   if (s->role == CLS__ROLE_LEGACY)

@@ -27,6 +27,7 @@
  * object holds (under f->lock). */
 static cl_int cls__set_kept(cls__bfunction *f, cl_uint i, const void *a,
                             uint64_t v0, uint64_t v1, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
   cls__oarg *p = &f->args[i];
   p->held.held = 0;
   *what = "clSetKernelArg";
@@ -45,6 +46,7 @@ static cl_int cls__set_kept(cls__bfunction *f, cl_uint i, const void *a,
  * the rule that refused it. */
 static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
                                void *ptr, size_t gen, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
   cls__argcache *h = &f->args[i].held;
   cl_int err;
   int svm = h->svm;
@@ -77,6 +79,7 @@ static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
  * call or the rule that refused it (NULL: args[*i] is NULL). */
 static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
                             cl_uint *i, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
   /* Read once, before memory.c's lookups: a free after it makes every
    * pointer cached now stale. */
   const size_t gen = cls__mem_gen();

@@ -37,8 +37,8 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
  * of CL_DEVICE_MEM_BASE_ADDR_ALIGN; other offsets are refused with
  * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken;
  * *svm is 1 when the call made was clSetKernelArgSVMPointer (the
- * argument now holds an SVM pointer), else 0.  Under the function's
- * lock. */
+ * argument now holds an SVM pointer), else 0.  Its caller holds the
+ * function's lock (launch.c, which asserts it). */
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
 

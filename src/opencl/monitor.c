@@ -78,6 +78,7 @@ void cls__ocl_flush(cl_command_queue q) {
 
 /* The monitor's retry of failed flushes.  Under cls__mon_lock. */
 static void cls__retry_flushes(void) {
+  CLS__ASSERT_MUTEX_HELD(&cls__mon_lock);
   for (unsigned i = 0; i < cls__nunflushed;) {
     if (clFlush(cls__unflushed[i]) == CL_SUCCESS) {
       clReleaseCommandQueue(cls__unflushed[i]);

@@ -97,6 +97,7 @@ static void cls__block_forget(cls__block *b) {
  * point has been reached; returns them as a list for the caller to free
  * outside the lock.  Under the lock. */
 static cls__block *cls__pool_trim(cls__pool *pl, size_t want) {
+  CLS__ASSERT_MUTEX_HELD(&pl->lock);
   cls__block *out = NULL;
   size_t got = 0;
   for (int k = CLS__POOL_BUCKETS - 1; k >= 0 && got < want; --k) {

@@ -1,6 +1,10 @@
 /* OpenCL backend, layer 5 (positions and tokens): the one owner of "is
  * that command done" (cls__ocl_pos), a stream's newest command, and the
- * tokens that records hand to the front (position.c). */
+ * tokens that records hand to the front (position.c).  The cls__pos_
+ * functions take no lock and cannot name the one their comments mean
+ * (the position's owner's): a stream's position moves under its
+ * last_lock, which the cls__last_ functions and enqueue.c assert; a
+ * token's never moves and needs none. */
 #ifndef CLSTREAM_OPENCL_POSITION_H
 #define CLSTREAM_OPENCL_POSITION_H
 

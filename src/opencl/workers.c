@@ -45,6 +45,7 @@ int cls__ocl_spawn(void *(*fn)(void *)) {
  * signalled counts until it wakes, so two jobs posted to one idle worker
  * leave one starving). */
 static void cls__starve_check(void) {
+  CLS__ASSERT_MUTEX_HELD(&cls__wlock);
   if (cls__wqueued > cls__widle) {
     if (!cls__wstarved) cls__wstarved = cls__now_ns();
   } else {
