@@ -13,6 +13,14 @@ cls__ocl_device *cls__ocl_device_get(int dev);
 
 /* Fills d->facts (d's other fields described already). */
 void cls__facts_read(cls__ocl_device *d);
+/* Decides the facts known only once d is opened (no_timestamps,
+ * host_clock and the marker facts: markers_after_work,
+ * markers_after_gate, timing_fallback) from what the start-up check saw
+ * (open.c), then applies CLSTREAM_TIMING_FALLBACK and
+ * CLSTREAM_HOST_CLOCK.  Called once, by the thread opening d under
+ * d->open_lock. */
+struct cls__timing_seen;
+void cls__facts_open(cls__ocl_device *d, const struct cls__timing_seen *m);
 
 /* The OpenCL version calls to device d of platform p may use (12, 20,
  * 30): the lower of the platform's and the device's. */

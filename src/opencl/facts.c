@@ -79,7 +79,7 @@
  *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
  *   the event-less path too.
  * - no_timestamps: decided when the device is opened, by the start-up
- *   timestamp check (cls__facts_open, open.c): a 4 MiB fill that takes no
+ *   timestamp check (open.c measures, cls__facts_open decides): a 4 MiB fill that takes no
  *   time, or a profiling resolution of 0 (rusticl: timestamps of 2 or 3),
  *   means the device cannot time work, and clsEventElapsedTime returns
  *   clsErrorNotSupported rather than 0.000 ms for real work.
@@ -98,10 +98,14 @@
  *   nothing (event.c).  CLSTREAM_HOST_CLOCK=0 turns it off.  The choice
  *   from the samples is a pure function, cls__facts_pick_host_clock in
  *   facts.h, which test_device checks without a device.
- * The facts decided at opening are decided by open.c's check; every
- * other fact is decided here, at enumeration.
+ * The facts decided at opening (no_timestamps, host_clock and the marker
+ * facts) are decided here too, by cls__facts_open, from what open.c's
+ * start-up check measured; this file is the one writer of d->facts and
+ * of the marker facts.
  */
 #include "driver.h"
+
+#include "facts.h"
 
 #include <CL/cl_icd.h>
 
@@ -222,4 +226,56 @@ void cls__facts_read(cls__ocl_device *d) {
       bits < 8)
     bits = 1024; /* 128 bytes, the largest seen */
   f->base_align = bits / 8;
+}
+
+/* ---- Facts decided when the device is opened ---------------------------- */
+
+/* Checks once that markers are stamped on the same clock as device work,
+ * and not before the work they follow: a marker after a fill, a marker on
+ * an idle queue, and a marker held by a user event, each against fills.
+ * Where a driver gets any of this wrong (early stamps, or host-clock
+ * stamps for markers that do no device work), timed records use a tiny
+ * fill command instead, and timed events never stand on markers. */
+static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
+  d->markers_after_work = work;
+  d->markers_after_gate = work && gate;
+  d->timing_fallback = !work ? 1 : !gate ? 2 : 0;
+}
+
+void cls__facts_open(cls__ocl_device *d, const cls__timing_seen *m) {
+  cls__set_marker_facts(d, 1, 1); /* where the check could not run */
+  if (m->ran) {
+    cls__set_marker_facts(d, m->work, m->gate);
+    int ok = m->work && m->gate;
+    d->facts.no_timestamps = !cls__facts_can_time(d->timer_res_ns, m->fill_timed);
+    d->facts.host_clock = m->host_clock;
+    if (d->facts.no_timestamps) cls__set_marker_facts(d, 1, 1);
+    if (d->facts.no_timestamps && cls__log_enabled())
+      fprintf(stderr,
+              "clstream: device %d (%s): profiling timestamps cannot time "
+              "work (resolution %zu ns); clsEventElapsedTime returns "
+              "clsErrorNotSupported\n",
+              d->index, d->name, d->timer_res_ns);
+    if (!ok && !d->facts.no_timestamps && cls__log_enabled())
+      fprintf(stderr,
+              "clstream: device %d (%s): marker timestamps disagree with "
+              "device work%s; those timed records use a 4-byte copy\n",
+              d->index, d->name,
+              m->work ? " behind a user event (host functions, bridged waits)"
+                      : "");
+  }
+  /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
+   * driver with good marker timestamps still exercises it), =0 forbids it
+   * (to measure what it costs), =gate uses it only behind user events. */
+  const char *force = getenv("CLSTREAM_TIMING_FALLBACK");
+  if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
+    cls__set_marker_facts(d, *force == '0', *force == '0');
+  else if (force && !strcmp(force, "gate")) /* what NVIDIA's driver does */
+    cls__set_marker_facts(d, 1, 0);
+  /* A forced fallback stands for a driver whose clock is not the host's
+   * (NVIDIA's); CLSTREAM_HOST_CLOCK=0 turns the host clock off alone, so
+   * that CI runs idle-stream records as markers too. */
+  const char *hc = getenv("CLSTREAM_HOST_CLOCK");
+  if ((force && strcmp(force, "0") != 0) || (hc && !strcmp(hc, "0")))
+    d->facts.host_clock = 0;
 }

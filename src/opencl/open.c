@@ -26,17 +26,6 @@ static int cls__follows(cl_ulong a, cl_ulong b) {
   return a != 0 && b >= a && b - a < 10000000000ull;
 }
 
-/* Checks once that markers are stamped on the same clock as device work,
- * and not before the work they follow: a marker after a fill, a marker on
- * an idle queue, and a marker held by a user event, each against fills.
- * Where a driver gets any of this wrong (early stamps, or host-clock
- * stamps for markers that do no device work), timed records use a tiny
- * fill command instead, and timed events never stand on markers. */
-static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
-  d->markers_after_work = work;
-  d->markers_after_gate = work && gate;
-  d->timing_fallback = !work ? 1 : !gate ? 2 : 0;
-}
 
 /* Which host clock the device's profiling clock is, if any (a clockid_t
  * plus 1, or 0).  Each candidate gets five samples (a marker enqueued on
@@ -81,7 +70,8 @@ static int cls__find_host_clock(cl_command_queue q) {
   return c < 0 ? 0 : (int)clocks[c] + 1;
 }
 
-static void cls__validate_timestamps(cls__ocl_device *d) {
+static void cls__validate_timestamps(cls__ocl_device *d,
+                                     cls__timing_seen *m) {
   cl_int err;
   const char *what;
   cl_command_queue q = cls__ocl_queue(d, 1, 0, &err, &what);
@@ -92,7 +82,6 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
   cl_event ev[6] = {NULL};
   cl_event user = clCreateUserEvent(d->ctx, &err);
   int user_set = 0;
-  int ok = 0;
 #define FILL(n, e)                                                             \
   (cls__ocl_enqueue_fill(d, q, buf, 0, (n), 0, NULL, (e), &what) == 0)
 #define HELD_FILL(e)                                                           \
@@ -114,36 +103,24 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
       clFinish(q) == 0) {
     cl_ulong t[6];
     for (int i = 0; i < 6; ++i) t[i] = cls__end_of(ev[i]);
-    int work = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
-               cls__follows(t[2], t[3]);
-    int gate = work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
-    cls__set_marker_facts(d, work, gate);
-    ok = work && gate;
-    /* A fill of `size` bytes that takes no time (or a resolution of 0)
-     * means the timestamps cannot time work (no_timestamps, above). */
+    m->ran = 1;
+    m->work = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
+              cls__follows(t[2], t[3]);
+    m->gate =
+        m->work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
+    /* Whether the fill of `size` bytes took time (no_timestamps, facts.c). */
     cl_ulong start = 0;
     if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start,
                                 &start, NULL) != CL_SUCCESS)
       start = t[0];
-    d->facts.no_timestamps = d->timer_res_ns == 0 || t[0] <= start;
-    /* Only where markers are stamped right, and where the driver does
-     * not run the queue inside clFlush (a simulator's clock is its own). */
-    if (ok && !d->facts.no_timestamps && !d->facts.flush_runs)
-      d->facts.host_clock = cls__find_host_clock(q);
-    if (d->facts.no_timestamps) cls__set_marker_facts(d, 1, 1);
-    if (d->facts.no_timestamps && cls__log_enabled())
-      fprintf(stderr,
-              "clstream: device %d (%s): profiling timestamps cannot time "
-              "work (resolution %zu ns); clsEventElapsedTime returns "
-              "clsErrorNotSupported\n",
-              d->index, d->name, d->timer_res_ns);
-    if (!ok && !d->facts.no_timestamps && cls__log_enabled())
-      fprintf(stderr,
-              "clstream: device %d (%s): marker timestamps disagree with "
-              "device work%s; those timed records use a 4-byte copy\n",
-              d->index, d->name,
-              work ? " behind a user event (host functions, bridged waits)"
-                   : "");
+    m->fill_timed = t[0] > start;
+    /* The host clock is sampled only where markers are stamped right and
+     * the timestamps can time work, and where the driver does not run
+     * the queue inside clFlush (a simulator's clock is its own). */
+    if (m->work && m->gate &&
+        cls__facts_can_time(d->timer_res_ns, m->fill_timed) &&
+        !d->facts.flush_runs)
+      m->host_clock = cls__find_host_clock(q);
   }
 #undef FILL
 #undef HELD_FILL
@@ -159,24 +136,6 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
   clReleaseCommandQueue(q);
 }
 
-static void cls__facts_open(cls__ocl_device *d) {
-  cls__set_marker_facts(d, 1, 1); /* where the check cannot run */
-  cls__validate_timestamps(d);
-  /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
-   * driver with good marker timestamps still exercises it), =0 forbids it
-   * (to measure what it costs), =gate uses it only behind user events. */
-  const char *force = getenv("CLSTREAM_TIMING_FALLBACK");
-  if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
-    cls__set_marker_facts(d, *force == '0', *force == '0');
-  else if (force && !strcmp(force, "gate")) /* what NVIDIA's driver does */
-    cls__set_marker_facts(d, 1, 0);
-  /* A forced fallback stands for a driver whose clock is not the host's
-   * (NVIDIA's); CLSTREAM_HOST_CLOCK=0 turns the host clock off alone, so
-   * that CI runs idle-stream records as markers too. */
-  const char *hc = getenv("CLSTREAM_HOST_CLOCK");
-  if ((force && strcmp(force, "0") != 0) || (hc && !strcmp(hc, "0")))
-    d->facts.host_clock = 0;
-}
 
 /* ---- Opening a device ------------------------------------------------- */
 
@@ -212,7 +171,10 @@ static clsError_t cls__open(cls__ocl_device *d) {
   const char *what;
   d->mapq = cls__ocl_queue(d, 0, 0, &err, &what);
   if (err != CL_SUCCESS) return cls__ocl_error(err, what);
-  cls__facts_open(d); /* the start-up timestamp check, above */
+  /* The start-up timestamp check (above); facts.c decides from it. */
+  cls__timing_seen seen = {0};
+  cls__validate_timestamps(d, &seen);
+  cls__facts_open(d, &seen);
   return clsSuccess;
 }
 
