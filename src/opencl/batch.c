@@ -11,7 +11,6 @@ void cls__ocl_batch_init(cls__ocl_batch *b) {
   b->nstall_q = b->nfinished = b->nstall_ev = 0;
 }
 
-
 /* Adds ev (retained by the caller) to b. */
 void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev) {
   cls__ocl_batch_add(b, ev, 1);

@@ -64,7 +64,8 @@ static inline void cls__ocl_batch_reset(cls__ocl_batch *b) {
  * waits for it once the caller has dropped its locks.  Only with no room
  * left for that either is ev waited for here, locks held (the last
  * resort named in the lock table). */
-static inline void cls__ocl_batch_add(cls__ocl_batch *b, cl_event ev, int owned) {
+static inline void cls__ocl_batch_add(cls__ocl_batch *b, cl_event ev,
+                                      int owned) {
   if (CLS__UNLIKELY(!b->list)) cls__ocl_batch_reset(b); /* cls__begin's empty */
   if (b->n == b->cap) {
     cl_uint cap = b->cap * 2;

@@ -30,7 +30,6 @@ clsError_t cls__b_free_wait(int dev) {
   return cls__device_wait_all(d);
 }
 
-
 /* Waits for the pending work of every stream of d, live or destroyed:
  * newest commands and waits that no command has consumed yet. */
 static clsError_t cls__device_wait_all(cls__ocl_device *d) {

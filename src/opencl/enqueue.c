@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
-
 /* ---- The busy list and the orphans ------------------------------------ */
 
 /* This file is the one writer of the device's busy list (busy, nbusy,

@@ -142,8 +142,8 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b);
 
 /* Adds to b (retained) the pending work of every stream of d, live or
  * destroyed (for devsync.c and module.c): each one's newest command and
- * unconsumed waits, and the orphans.  Takes device.streams_lock, each stream's last_lock
- * and device.busy_lock, one at a time. */
+ * unconsumed waits, and the orphans.  Takes device.streams_lock, each stream's
+ * last_lock and device.busy_lock, one at a time. */
 void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b);
 
 /* Makes room in d's busy list for one more blocking stream (at its

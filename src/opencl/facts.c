@@ -79,9 +79,9 @@
  *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
  *   the event-less path too.
  * - no_timestamps: decided when the device is opened, by the start-up
- *   timestamp check (open.c measures, cls__facts_open decides): a 4 MiB fill that takes no
- *   time, or a profiling resolution of 0 (rusticl: timestamps of 2 or 3),
- *   means the device cannot time work, and clsEventElapsedTime returns
+ *   timestamp check (open.c measures, cls__facts_open decides): a 4 MiB fill
+ * that takes no time, or a profiling resolution of 0 (rusticl: timestamps of 2
+ * or 3), means the device cannot time work, and clsEventElapsedTime returns
  *   clsErrorNotSupported rather than 0.000 ms for real work.
  * - markers_after_work, markers_after_gate, timing_fallback (kept in the
  *   device beside its facts): decided by the same check, whether markers
@@ -247,7 +247,8 @@ void cls__facts_open(cls__ocl_device *d, const cls__timing_seen *m) {
   if (m->ran) {
     cls__set_marker_facts(d, m->work, m->gate);
     int ok = m->work && m->gate;
-    d->facts.no_timestamps = !cls__facts_can_time(d->timer_res_ns, m->fill_timed);
+    d->facts.no_timestamps =
+        !cls__facts_can_time(d->timer_res_ns, m->fill_timed);
     d->facts.host_clock = m->host_clock;
     if (d->facts.no_timestamps) cls__set_marker_facts(d, 1, 1);
     if (d->facts.no_timestamps && cls__log_enabled())

@@ -8,11 +8,12 @@
  * asks this file instead, which reads the parameter lists from the source
  * itself.
  *
- * It runs a small C preprocessor (kernel_pp.c) over the whole program (the dialect's
- * prelude included): comments, line continuations, object-like #define and
- * #undef, -D/-U build options, and #if/#ifdef/#ifndef/#elif/#else/#endif
- * with C's integer expressions and defined().  The macros an OpenCL C
- * compiler predefines that kernels test (__OPENCL_VERSION__,
+ * It runs a small C preprocessor (kernel_pp.c) over the whole program (the
+ * dialect's prelude included): comments, line continuations, object-like
+ * #define and #undef, -D/-U build options, and
+ * #if/#ifdef/#ifndef/#elif/#else/#endif with C's integer expressions and
+ * defined().  The macros an OpenCL C compiler predefines that kernels test
+ * (__OPENCL_VERSION__,
  * __OPENCL_C_VERSION__, CL_VERSION_x_y, the device's extension names) come
  * from the caller.  #include is not followed (OpenCL C programs built from
  * one string have no headers to include).  A kernel whose parameter list

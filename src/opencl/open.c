@@ -26,7 +26,6 @@ static int cls__follows(cl_ulong a, cl_ulong b) {
   return a != 0 && b >= a && b - a < 10000000000ull;
 }
 
-
 /* Which host clock the device's profiling clock is, if any (a clockid_t
  * plus 1, or 0).  Each candidate gets five samples (a marker enqueued on
  * an idle queue between two readings of that clock, facts.h), and
@@ -70,8 +69,7 @@ static int cls__find_host_clock(cl_command_queue q) {
   return c < 0 ? 0 : (int)clocks[c] + 1;
 }
 
-static void cls__validate_timestamps(cls__ocl_device *d,
-                                     cls__timing_seen *m) {
+static void cls__validate_timestamps(cls__ocl_device *d, cls__timing_seen *m) {
   cl_int err;
   const char *what;
   cl_command_queue q = cls__ocl_queue(d, 1, 0, &err, &what);
@@ -106,8 +104,7 @@ static void cls__validate_timestamps(cls__ocl_device *d,
     m->ran = 1;
     m->work = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
               cls__follows(t[2], t[3]);
-    m->gate =
-        m->work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
+    m->gate = m->work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
     /* Whether the fill of `size` bytes took time (no_timestamps, facts.c). */
     cl_ulong start = 0;
     if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start,
@@ -135,7 +132,6 @@ static void cls__validate_timestamps(cls__ocl_device *d,
   if (buf) cls__ocl_free(d, buf);
   clReleaseCommandQueue(q);
 }
-
 
 /* ---- Opening a device ------------------------------------------------- */
 
