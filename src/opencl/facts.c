@@ -62,8 +62,8 @@
  *   CLSTREAM_FLUSH_WAITED=0 or 1 forces it off or on elsewhere, so that
  *   CI on PoCL runs NVIDIA's path too.
  * - command_events: launches, copies and fills ask the driver for their
- *   events (cls__ocl_event_slot, ocl.h: the command path of module.c and
- *   memory.c).  Not on NVIDIA's driver, where asking costs more than the
+ *   events (cls__ocl_event_slot, enqueue.h: the command path of launch.c
+ *   and copy.c).  Not on NVIDIA's driver, where asking costs more than the
  *   command (+7.1 us on a 4.9 us launch) while naming a stream's position
  *   later with a barrier costs 0.8 us (and a failed kernel loses the whole
  *   context there, so no failure hides behind a missing event); on every

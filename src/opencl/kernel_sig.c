@@ -4,19 +4,15 @@
  * Drivers give a kernel's parameter types only when the program was built
  * with -cl-kernel-arg-info, and that option is not always safe: NVIDIA's
  * driver (580) fails to build any program holding a kernel with an empty
- * (or dead) body when it is given.  module.c then builds without it and
- * asks this file instead, which reads the parameter lists from the source
- * itself.
+ * (or dead) body when it is given.  module.c then builds without it, and
+ * function.c asks this file instead, which reads the parameter lists from
+ * the source itself.
  *
- * It runs a small C preprocessor (kernel_pp.c) over the whole program (the
- * dialect's prelude included): comments, line continuations, object-like
- * #define and #undef, -D/-U build options, and
- * #if/#ifdef/#ifndef/#elif/#else/#endif with C's integer expressions and
- * defined().  The macros an OpenCL C compiler predefines that kernels test
- * (__OPENCL_VERSION__,
- * __OPENCL_C_VERSION__, CL_VERSION_x_y, the device's extension names) come
- * from the caller.  #include is not followed (OpenCL C programs built from
- * one string have no headers to include).  A kernel whose parameter list
+ * It first runs a small C preprocessor over the whole program, the
+ * dialect's prelude included (kernel_pp.c says what it handles).  The
+ * macros an OpenCL C compiler predefines that kernels test
+ * (__OPENCL_VERSION__, __OPENCL_C_VERSION__, CL_VERSION_x_y, the device's
+ * extension names) come from the caller.  A kernel whose parameter list
  * uses a function-like macro cannot be read, and says so.
  *
  * The result for each parameter is what clGetKernelArgInfo would have

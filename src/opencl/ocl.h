@@ -122,7 +122,8 @@ typedef struct cls__ocl_ident {
 
 /* What the backend knows about a device's driver: decided once, by
  * cls__facts_read (facts.c, the one place for driver facts), before the
- * device is used; read everywhere else, never changed. */
+ * device is used, but for the last two, which cls__facts_open decides
+ * when it is opened; read everywhere else, never changed. */
 typedef struct cls__ocl_facts {
   int version;        /* OpenCL version the calls may use: 12, 20, 30 */
   int simulator;      /* a simulator (Oclgrind): never the default */
