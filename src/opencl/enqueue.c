@@ -325,7 +325,7 @@ void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
  * then covers it too) or after it (and t->last.unnamed counts it again).  On
  * NVIDIA's driver a barrier with an event costs 0.8 us where a marker
  * costs 7.1 us and asking each command for its event 7.1 us more
- * (DRIVER-COSTS.md); a barrier's timestamps are not kept (END reads 0
+ * (docs/drivers.md); a barrier's timestamps are not kept (END reads 0
  * there), so a timed record never stands on one. */
 void cls__ocl_position(cls__bstream *t) {
   CLS__ASSERT_HELD(&t->last_lock);
@@ -369,9 +369,9 @@ static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
   cls__lock_give(&s->lock);
 }
 
-/* Work enqueued without a later clstream call must still start (DESIGN:
- * "flush a queue after enqueueing anything that another queue or the host
- * will wait on").  A command that has an event is flushed at once; one
+/* Work enqueued without a later clstream call must still start, so a
+ * queue is flushed after anything another queue or the host will wait
+ * on.  A command that has an event is flushed at once; one
  * without is flushed at once where the driver may otherwise leave it
  * unstarted (facts.flush_to_start), and on drivers measured to start work
  * without a flush (NVIDIA's, PoCL) when its position is named

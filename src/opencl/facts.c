@@ -47,7 +47,7 @@
  * - flush_to_start: an unflushed command may never start, so the command
  *   path flushes after every command.  NVIDIA's driver (580) and PoCL (3.1
  *   and 5.0) were measured to start unflushed work on their own
- *   (DRIVER-COSTS.md); every other driver is assumed not to.
+ *   (docs/drivers.md); every other driver is assumed not to.
  * - flush_waited: a command that the host or another queue will wait
  *   for (one with an event: a record's marker, a copy someone waits for;
  *   a position named for a wait) is flushed at once, so that it has

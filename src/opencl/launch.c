@@ -12,8 +12,8 @@
  *
  * A cl_kernel's arguments are shared state, so each function has a lock
  * (function.lock, owned here) held from the first clSetKernelArg to the
- * enqueue.  Lock order (ocl.h): stream.lock (taken by cls__ocl_begin_cmd)
- * -> function.lock.
+ * enqueue.  In the lock order it comes after stream.lock, which
+ * cls__ocl_begin_cmd takes.
  */
 #include "function.h"
 

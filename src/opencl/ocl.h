@@ -6,73 +6,12 @@
  * header: ocl.h, driver.h, memory.h, threads.h, position.h, batch.h and
  * enqueue.h, command.h, bottom to top (docs/design-opencl.md draws them).
  *
- * Every mutex of the backend, outer to inner: a thread holding one may
- * take only those named in its last column (and what they take in turn).
- * The file is the one that owns the lock and the state it guards.  Where
- * a comment says a function runs under a lock, the function asserts it
- * in debug builds (CLS__ASSERT_HELD, CLS__ASSERT_MUTEX_HELD: src/lock.h).
- */
-// clang-format off
-/*
- * | lock                | file      | guards                                  | taken inside it                    |
- * |---------------------|-----------|-----------------------------------------|------------------------------------|
- * | device.open_lock    | open.c    | opening a device once; the legacy       | platform.lock; busy_lock and       |
- * |                     |           | stream's creation (stream.c)            | streams_lock (creating the stream) |
- * | platform.lock       | open.c    | the platform's shared context           | (leaf)                             |
- * | stream.lock         | enqueue.c | enqueue order on the queue; writes of   | function.lock, busy_lock,          |
- * |                     |           | the stream's waits (also bridge.c)      | last_lock (own and others'),       |
- * |                     |           | (a cls__lock, src/lock.h)               | monitor lock, trace_lock           |
- * | function.lock       | launch.c  | a cl_kernel's arguments until enqueued  | buffer table and the front's       |
- * |                     |           | (a cls__lock)                           | allocation table (both read)       |
- * | cls__lock.m         | lock.c    | the sleep of a thread waiting for a     | (leaf)                             |
- * |                     | (front)   | cls__lock                               |                                    |
- * | device.streams_lock | stream.c  | the live stream list (read: enqueue.c's | last_lock                          |
- * |                     |           | device-wide gather)                     |                                    |
- * | device.busy_lock    | enqueue.c | the busy list and the orphans, which    | last_lock                          |
- * |                     |           | only enqueue.c changes                  |                                    |
- * | stream.last_lock    | enqueue.c | newest command, unnamed count, waits    | monitor lock (a failed flush);     |
- * |                     |           | (read by other streams, event.c); the   | enqueues a barrier, never waits    |
- * |                     |           | position's `done` (position.c); a       |                                    |
- * |                     |           | cls__lock                               |                                    |
- * | pool.lock           | pool.c    | a device's stream-ordered pool          | (leaf; token status reads)         |
- * | module.lock         | module.c  | a module's function list (function.c    | (leaf)                             |
- * |                     |           | adds to it)                             |                                    |
- * | buffer table (rw)   | memory.c  | buffer allocations and sub-buffers (its | (leaf)                             |
- * |                     |           | rangetab.h table's own rwlock)          |                                    |
- * | pinned_lock         | hostmem.c | the clsMallocHost buffers               | (leaf)                             |
- * | monitor lock + cond | monitor.c | pending watches, unflushed queues       | worker lock (claiming a watch)     |
- * | worker lock + cond  | workers.c | the worker pool's job queue and counts  | (leaf; starts threads)             |
- * | sleeper m + c       | wait.c    | one sleeping wait's `done`              | (leaf)                             |
- * | trace_lock          | trace.c   | the timeline trace                      | (leaf; queries timestamps)         |
- */
-// clang-format on
-/*
- * Outside the backend, the front's module lock (src/module.c) is held
- * around cls__b_module_load and cls__b_module_function, which build
- * programs (a compile, not a device wait) and take module.lock; the
- * front's event lock (a bit of its state word, src/event.c) is held
- * around cls__b_token_status (a driver query, no backend lock); the
- * front's other locks are not held across backend calls.  Tokens
- * (position.c) have no lock: what they stand for never changes.  Driver
- * callbacks take only the worker and sleeper locks.
- *
- * No lock is held while waiting on the device.  Where a gather meets a
- * queue it cannot name or an event its list has no room for, the batch
- * sets it aside and it is waited for once the locks are dropped
- * (cls__ocl_batch_unstall).  The exceptions, each the last resort or
- * unavoidable:
- * - device.open_lock is held through the device's one-time open, which
- *   includes the start-up timestamp check's clFinish calls on a private
- *   queue (open.c): every caller of the device must wait for the open
- *   anyway, and nothing else waits on that queue.
- * - A batch that could set aside no more (CLS__STALL_MAX queues or
- *   events) waits at once, under the locks of the gather; cls__ocl_begin
- *   after CLS__STALL_ROUNDS rounds of gathering again waits under
- *   stream.lock alone.  Both need the host out of memory or the driver
- *   out of resources for a barrier and a marker at once.
- * - cls__ocl_flush, out of host memory to list a queue whose flush
- *   failed, retries clFlush (not a wait) for up to a second, under the
- *   enqueue or last lock of its caller.
+ * Locks: the backend's lock table (every mutex, the one file that owns
+ * it and the state it guards, and what may be taken inside it), its lock
+ * order and the few waits made under a lock are kept in one place,
+ * docs/design-opencl.md; change it with the lock.  Where a comment says
+ * a function runs under a lock, the function asserts it in debug builds
+ * (CLS__ASSERT_HELD, CLS__ASSERT_MUTEX_HELD: src/lock.h).
  */
 #ifndef CLSTREAM_OPENCL_OCL_H
 #define CLSTREAM_OPENCL_OCL_H
@@ -170,12 +109,13 @@ typedef struct cls__ocl_device {
   _Atomic unsigned sched; /* clsSetDeviceFlags' schedule flag (devflags.c) */
   cls__ocl_facts facts;
 
-  /* Set once by cls__b_device_open. */
+  /* Set once by cls__b_device_open (open.c). */
   pthread_mutex_t open_lock;
   _Atomic int opened; /* 1 ok, -1 failed */
   clsError_t open_err;
   cl_context ctx;
-  /* What the start-up timestamp check found (cls__facts_open, open.c):
+  /* What the start-up timestamp check found (open.c measures, facts.c's
+   * cls__facts_open decides):
    * markers behind device work or on an idle queue are stamped on the
    * device's clock; markers behind a user event (a host-function gate, a
    * bridged wait) are too.  A timed record that would be a marker where
@@ -284,7 +224,7 @@ struct cls__btoken {
 
 /* How many queues and events a batch can set aside to wait for once its
  * locks are dropped (cls__ocl_batch): beyond that, the last resort is to
- * wait with the lock held (see the lock table). */
+ * wait with the lock held (the lock table's exceptions). */
 #define CLS__STALL_MAX 8
 
 /* The events a command must wait for, gathered by cls__ocl_begin. */

@@ -31,7 +31,7 @@ static int cls__follows(cl_ulong a, cl_ulong b) {
  * an idle queue between two readings of that clock, facts.h), and
  * cls__facts_pick_host_clock takes the one clock all of whose samples
  * fit, none where two do.  PoCL stamps with CLOCK_MONOTONIC_RAW; NVIDIA's
- * driver with CLOCK_REALTIME plus 73-90 us (DRIVER-COSTS.md), whose END
+ * driver with CLOCK_REALTIME plus 73-90 us (docs/drivers.md), whose END
  * comes after the host's reading, so it has none.  A clock stops being
  * sampled at its first sample that does not fit. */
 #define CLS__CLOCK_SAMPLES 5
