@@ -3,6 +3,7 @@
  * allocation or registration is an entry of the allocation table
  * (memory.c), which copies, sets and frees consult. */
 #include "internal.h"
+#include "device.h"
 
 #define CLS__HOST_ALLOC_FLAGS                                                  \
   (clsHostAllocPortable | clsHostAllocMapped | clsHostAllocWriteCombined)
