@@ -143,7 +143,7 @@ static clsError_t cls__current_index(int *dev) {
 
 clsError_t cls__current_device_open(int *dev) {
   /* cls__current is set only once its device is open: the hot path
-   * (internal.h) is one TLS read. */
+   * (device.h) is one TLS read. */
   clsError_t e = cls__current_index(dev);
   if (e == clsSuccess) e = cls__b_device_open(*dev);
   /* As in CUDA, the default device becomes the thread's current one. */
