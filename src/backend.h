@@ -74,8 +74,9 @@ typedef struct cls__job {
 } cls__job;
 
 /* ---- Devices ----------------------------------------------------------
- * Called by device.c.  OpenCL: opencl/device.c (cls__b_device_sync:
- * opencl/devsync.c).  CUDA: cuda/device.c. */
+ * Called by device.c.  OpenCL: opencl/device.c (cls__b_device_open:
+ * opencl/open.c; cls__b_device_sync: opencl/devsync.c).  CUDA:
+ * cuda/device.c. */
 
 /* Enumerates the devices.  Called once, before anything else, by the
  * front (under pthread_once).  Cheap: creates no contexts. */
@@ -194,7 +195,8 @@ clsError_t cls__b_token_elapsed(float *ms, cls__btoken *a, cls__btoken *b);
 clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t);
 
 /* ---- Memory -----------------------------------------------------------
- * Called by memory.c.  OpenCL: opencl/memory.c (cls__b_free_wait:
+ * Called by memory.c.  OpenCL: opencl/memory.c (cls__b_memcpy,
+ * cls__b_memcpy_across, cls__b_memset: opencl/copy.c; cls__b_free_wait:
  * opencl/devsync.c).  CUDA: cuda/memory.c. */
 
 /* Allocates `size` (> 0) bytes of device memory on opened `dev`. */
@@ -313,8 +315,9 @@ clsError_t cls__b_free_async(cls__bstream *s, int dev, void *p, size_t size,
 void cls__b_pool_free_now(int dev, void *p, size_t size);
 
 /* ---- Modules and launches ---------------------------------------------
- * Called by module.c.  OpenCL: opencl/module.c.  CUDA: cuda/module.c
- * (cls__b_module_unload: cuda/retired.c). */
+ * Called by module.c.  OpenCL: opencl/module.c (cls__b_module_function:
+ * opencl/function.c; cls__b_launch: opencl/launch.c).  CUDA:
+ * cuda/module.c (cls__b_module_unload: cuda/retired.c). */
 
 /* Compiles `source` (prelude already prepended) for opened `dev`.  Blocks.
  * A compile error returns clsErrorInvalidSource, bad compiler options

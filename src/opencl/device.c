@@ -124,7 +124,7 @@ static void cls__describe(cls__ocl_device *d) {
  * on a single CPU several devices to test cross-device rules with. */
 static cl_uint cls__split(cl_platform_id plat, cl_device_id root,
                           cl_device_id *out, cl_uint max) {
-  const char *v = getenv("CLSTREAM_SPLIT_DEVICES");
+  const char *v = cls__setting(CLS__SET_SPLIT_DEVICES);
   int parts = v ? atoi(v) : 0;
   if (parts < 2 || !cls__facts_can_split(plat, root)) return 0;
   cl_uint cu = 0;

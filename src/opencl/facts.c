@@ -197,7 +197,7 @@ int cls__facts_simulator(const char *platform, const char *device) {
 /* CLSTREAM_MEMORY=buffers forces buffer-backed memory on every device,
  * =svm (or unset) keeps SVM where the device has it. */
 static int cls__force_buffers(void) {
-  const char *v = getenv("CLSTREAM_MEMORY");
+  const char *v = cls__setting(CLS__SET_MEMORY);
   return v && !strcmp(v, "buffers");
 }
 
@@ -210,15 +210,15 @@ void cls__facts_read(cls__ocl_device *d) {
   f->buffers = !svm || cls__force_buffers();
   f->flush_runs = cls__has_word(d->plat->name, "oclgrind");
   f->flush_together = cls__has_word(d->plat->name, "rusticl");
-  const char *hi = getenv("CLSTREAM_HOST_INLINE");
+  const char *hi = cls__setting(CLS__SET_HOST_INLINE);
   f->host_inline = f->flush_runs || (hi && !strcmp(hi, "1"));
   int nvidia = strstr(d->plat->name, "NVIDIA") != NULL;
   f->flush_to_start =
       !nvidia && !strstr(d->plat->name, "Portable Computing Language");
-  const char *fw = getenv("CLSTREAM_FLUSH_WAITED");
+  const char *fw = cls__setting(CLS__SET_FLUSH_WAITED);
   f->flush_waited = f->flush_to_start ||
                     (fw && (*fw == '0' || *fw == '1') ? *fw == '1' : !nvidia);
-  const char *ce = getenv("CLSTREAM_COMMAND_EVENTS");
+  const char *ce = cls__setting(CLS__SET_COMMAND_EVENTS);
   f->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
@@ -268,7 +268,7 @@ void cls__facts_open(cls__ocl_device *d, const cls__timing_seen *m) {
   /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
    * driver with good marker timestamps still exercises it), =0 forbids it
    * (to measure what it costs), =gate uses it only behind user events. */
-  const char *force = getenv("CLSTREAM_TIMING_FALLBACK");
+  const char *force = cls__setting(CLS__SET_TIMING_FALLBACK);
   if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
     cls__set_marker_facts(d, *force == '0', *force == '0');
   else if (force && !strcmp(force, "gate")) /* what NVIDIA's driver does */
@@ -276,7 +276,7 @@ void cls__facts_open(cls__ocl_device *d, const cls__timing_seen *m) {
   /* A forced fallback stands for a driver whose clock is not the host's
    * (NVIDIA's); CLSTREAM_HOST_CLOCK=0 turns the host clock off alone, so
    * that CI runs idle-stream records as markers too. */
-  const char *hc = getenv("CLSTREAM_HOST_CLOCK");
+  const char *hc = cls__setting(CLS__SET_HOST_CLOCK);
   if ((force && strcmp(force, "0") != 0) || (hc && !strcmp(hc, "0")))
     d->facts.host_clock = 0;
 }

@@ -206,7 +206,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->name = fname;
   f->nargs = nargs;
   f->bad = -1;
-  const char *keep = getenv("CLSTREAM_ARG_CACHE");
+  const char *keep = cls__setting(CLS__SET_ARG_CACHE);
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
   cls__lock_init(&f->lock);
   size_t wg = 0;

@@ -14,8 +14,6 @@
  * hostmem.c's.  Owns the buffer table's lock (rangetab.h). */
 #include "memory.h"
 
-#include "../rangetab.h"
-
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>

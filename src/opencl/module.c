@@ -48,7 +48,7 @@ static char *cls__build_log(cl_program p, cl_device_id d, int keep_empty) {
 /* Whether CLSTREAM_KERNEL_ARG_INFO=source asks for parameter types from
  * the source even where the driver would give them. */
 static int cls__arg_info_from_source(void) {
-  const char *v = getenv("CLSTREAM_KERNEL_ARG_INFO");
+  const char *v = cls__setting(CLS__SET_KERNEL_ARG_INFO);
   return v && strcmp(v, "source") == 0;
 }
 

@@ -24,7 +24,7 @@
 #include <CL/cl.h>
 #include <CL/cl_ext.h>
 
-#include "../internal.h"
+#include "../backend.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -147,7 +147,7 @@ static clsError_t cls__open(cls__ocl_device *d) {
   /* CLSTREAM_CONTEXT_PER_DEVICE=1 gives each device a context of its own,
    * as devices of two platforms have, so that CI on one platform runs the
    * paths between contexts (bridged waits, staged copies). */
-  const char *own = getenv("CLSTREAM_CONTEXT_PER_DEVICE");
+  const char *own = cls__setting(CLS__SET_CONTEXT_PER_DEVICE);
   if (own && strcmp(own, "1") == 0) {
     d->ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &err);
   } else {

@@ -45,7 +45,7 @@ static size_t cls__nlanes, cls__caplanes;
 static void cls__trace_atexit(void) { cls__trace_write(); }
 
 void cls__trace_init(void) {
-  const char *p = getenv("CLSTREAM_TRACE");
+  const char *p = cls__setting(CLS__SET_TRACE);
   if (!p || !*p) return;
   cls__trace_path = strdup(p);
   if (!cls__trace_path) return;
