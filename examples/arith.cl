@@ -1,4 +1,7 @@
-/* Small kernels used by the examples and tests. */
+/* Small kernels that the examples launch.  The tests (tests/support/) and
+ * the benchmark (bench/bench.c: fill and spin) launch them too; they live
+ * here, beside the examples, because an example is where a reader first
+ * meets them.  Embedded as cls_kernel_arith (<clstream_kernels.h>). */
 
 /* t[i] *= k for i < n. */
 CLS_KERNEL void scale(CLS_GLOBAL int *t, int k, unsigned n) {
