@@ -24,6 +24,7 @@
  * Environment: CLSTREAM_DEVICE picks the default device (an index, or a
  * case-insensitive substring of the device or platform name); CLSTREAM_LOG=1
  * prints one line on stderr for every error a function returns.
+ * clsGetSetting lists every CLSTREAM_* variable the library reads.
  *
  * No OpenCL or CUDA header is included here.
  */
@@ -670,6 +671,32 @@ CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
 /* The calling thread's last build log ("" if none).  Owned by the library
  * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);
+
+/* ---- Settings and device names ----------------------------------------- */
+
+/* One of the library's settings: a CLSTREAM_* environment variable.  The
+ * strings are the library's and live as long as it; the caller must not
+ * free them. */
+typedef struct clsSetting {
+  const char *name;      /* "CLSTREAM_DEVICE" */
+  const char *value;     /* the value in force, NULL when unset */
+  const char *meaning;   /* what it does, in one sentence */
+  const char *whenUnset; /* what holds when it is unset */
+} clsSetting;
+/* Fills *setting with the library's setting number `index`, counting
+ * from 0, and returns clsErrorInvalidValue past the last one (stored as
+ * the last error, as every failure is), so that a loop lists them all.
+ * A setting is read from the environment once, at its first use by the
+ * library or by this call, and that value stays in force: a later change
+ * to the environment is not seen.  Needs no device; never blocks. */
+CLS_API clsError_t clsGetSetting(clsSetting *setting, int index);
+/* Stores in *match whether CLSTREAM_DEVICE=value names `device`: a value
+ * of decimal digits names the device of that index; any other non-empty
+ * value names every device whose name or platform name contains it,
+ * ignoring case.  CLSTREAM_DEVICE selects the first device it names.
+ * Never blocks on the device: it does not open it. */
+CLS_API clsError_t clsDeviceMatchesName(int *match, int device,
+                                        const char *value);
 
 /* ---- Profiler -------------------------------------------------------- */
 

@@ -1,6 +1,6 @@
 /* Errors: the one table of names and strings, the per-thread last error,
  * and CLSTREAM_LOG. */
-#include "internal.h"
+#include "error.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -68,7 +68,7 @@ atomic_int cls__log_state = -1; /* -1 unknown, 0 off, 1 on */
 int cls__log_enabled(void) {
   int s = atomic_load_explicit(&cls__log_state, memory_order_relaxed);
   if (CLS__LIKELY(s >= 0)) return s;
-  const char *v = getenv("CLSTREAM_LOG");
+  const char *v = cls__setting(CLS__SET_LOG);
   s = v && *v && strcmp(v, "0") != 0;
   atomic_store_explicit(&cls__log_state, s, memory_order_relaxed);
   return s;
