@@ -4,7 +4,7 @@
  */
 #include "common.h"
 
-#include <clstream_kernels.h> /* cls_kernel_arith: cl/arith.cl */
+#include <clstream_kernels.h> /* cls_kernel_arith: examples/arith.cl */
 
 #include <time.h>
 

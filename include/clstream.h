@@ -24,6 +24,7 @@
  * Environment: CLSTREAM_DEVICE picks the default device (an index, or a
  * case-insensitive substring of the device or platform name); CLSTREAM_LOG=1
  * prints one line on stderr for every error a function returns.
+ * clsGetSetting lists every CLSTREAM_* variable the library reads.
  *
  * No OpenCL or CUDA header is included here.
  */
@@ -49,73 +50,105 @@ extern "C" {
 #define CLSTREAM_VERSION_MINOR 1
 #define CLSTREAM_VERSION_PATCH 0
 
-/* Error codes.  Numeric values equal cudaError_t's for the same names.
- * The OpenCL build returns only some of them; the others are here so that
- * code testing for them compiles, and the CUDA build passes them on. */
+/* Error codes: the one list.  CLS_ERROR_LIST(X) calls X(NAME, NUMBER,
+ * DESCRIPTION) once for every code, where clsNAME is the enumerator,
+ * NUMBER its value (cudaError_t's for cudaNAME, CUDA 13) and DESCRIPTION
+ * what clsGetErrorString returns for it (cudaGetErrorString's text in
+ * CUDA 13.0).  The clsError_t enum below, clsGetErrorName,
+ * clsGetErrorNameCuda, clsGetErrorString and clstream_cuda.h's cuda names
+ * all come from this list; user code may expand it too (for a table of
+ * its own, say).  The OpenCL build returns only some of the codes; the
+ * others are here so that code testing for them compiles, and the CUDA
+ * build passes them on. */
+#define CLS_ERROR_LIST(X)                                                      \
+  X(Success, 0, "no error")                                                    \
+  X(ErrorInvalidValue, 1, "invalid argument")                                  \
+  X(ErrorMemoryAllocation, 2, "out of memory")                                 \
+  X(ErrorInitializationError, 3, "initialization error")                       \
+  X(ErrorCudartUnloading, 4, "driver shutting down")                           \
+  X(ErrorInvalidConfiguration, 9, "invalid configuration argument")            \
+  X(ErrorInvalidPitchValue, 12, "invalid pitch argument")                      \
+  X(ErrorInvalidSymbol, 13, "invalid device symbol")                           \
+  X(ErrorInvalidHostPointer, 16, "invalid host pointer")                       \
+  X(ErrorInvalidDevicePointer, 17, "invalid device pointer")                   \
+  X(ErrorInvalidMemcpyDirection, 21, "invalid copy direction for memcpy")      \
+  X(ErrorStubLibrary, 34, "CUDA driver is a stub library")                     \
+  X(ErrorInsufficientDriver, 35,                                               \
+    "CUDA driver version is insufficient for CUDA runtime version")            \
+  X(ErrorCallRequiresNewerDriver, 36,                                          \
+    "API call is not supported in the installed CUDA driver")                  \
+  X(ErrorDevicesUnavailable, 46,                                               \
+    "CUDA-capable device(s) is/are busy or unavailable")                       \
+  X(ErrorMissingConfiguration, 52,                                             \
+    "__global__ function call is not configured")                              \
+  X(ErrorInvalidDeviceFunction, 98, "invalid device function")                 \
+  X(ErrorNoDevice, 100, "no CUDA-capable device is detected")                  \
+  X(ErrorInvalidDevice, 101, "invalid device ordinal")                         \
+  X(ErrorInvalidKernelImage, 200, "device kernel image is invalid")            \
+  X(ErrorDeviceUninitialized, 201, "invalid device context")                   \
+  X(ErrorNoKernelImageForDevice, 209,                                          \
+    "no kernel image is available for execution on the device")                \
+  X(ErrorECCUncorrectable, 214, "uncorrectable ECC error encountered")         \
+  X(ErrorUnsupportedLimit, 215, "limit is not supported on this architecture") \
+  X(ErrorDeviceAlreadyInUse, 216,                                              \
+    "exclusive-thread device already in use by a different thread")            \
+  X(ErrorPeerAccessUnsupported, 217,                                           \
+    "peer access is not supported between these two devices")                  \
+  X(ErrorInvalidPtx, 218, "a PTX JIT compilation failed")                      \
+  X(ErrorJitCompilerNotFound, 221, "PTX JIT compiler library not found")       \
+  X(ErrorUnsupportedPtxVersion, 222,                                           \
+    "the provided PTX was compiled with an unsupported toolchain.")            \
+  X(ErrorJitCompilationDisabled, 223, "PTX JIT compilation was disabled")      \
+  X(ErrorInvalidSource, 300, "device kernel image is invalid")                 \
+  X(ErrorSharedObjectSymbolNotFound, 302, "shared object symbol not found")    \
+  X(ErrorSharedObjectInitFailed, 303, "shared object initialization failed")   \
+  X(ErrorInvalidResourceHandle, 400, "invalid resource handle")                \
+  X(ErrorIllegalState, 401,                                                    \
+    "the operation cannot be performed in the present state")                  \
+  X(ErrorSymbolNotFound, 500, "named symbol not found")                        \
+  X(ErrorNotReady, 600, "device not ready")                                    \
+  X(ErrorIllegalAddress, 700, "an illegal memory access was encountered")      \
+  X(ErrorLaunchOutOfResources, 701, "too many resources requested for launch") \
+  X(ErrorLaunchTimeout, 702, "the launch timed out and was terminated")        \
+  X(ErrorPeerAccessAlreadyEnabled, 704, "peer access is already enabled")      \
+  X(ErrorPeerAccessNotEnabled, 705, "peer access has not been enabled")        \
+  X(ErrorContextIsDestroyed, 709, "context is destroyed")                      \
+  X(ErrorAssert, 710, "device-side assert triggered")                          \
+  X(ErrorHostMemoryAlreadyRegistered, 712,                                     \
+    "part or all of the requested memory range is already mapped")             \
+  X(ErrorHostMemoryNotRegistered, 713,                                         \
+    "pointer does not correspond to a registered memory region")               \
+  X(ErrorHardwareStackError, 714, "hardware stack error")                      \
+  X(ErrorIllegalInstruction, 715, "an illegal instruction was encountered")    \
+  X(ErrorMisalignedAddress, 716, "misaligned address")                         \
+  X(ErrorInvalidAddressSpace, 717,                                             \
+    "operation not supported on global/shared address space")                  \
+  X(ErrorInvalidPc, 718, "invalid program counter")                            \
+  X(ErrorLaunchFailure, 719, "unspecified launch failure")                     \
+  X(ErrorCooperativeLaunchTooLarge, 720,                                       \
+    "too many blocks in cooperative launch")                                   \
+  X(ErrorNotPermitted, 800, "operation not permitted")                         \
+  X(ErrorNotSupported, 801, "operation not supported")                         \
+  X(ErrorSystemNotReady, 802, "system not yet initialized")                    \
+  X(ErrorSystemDriverMismatch, 803,                                            \
+    "system has unsupported display driver / cuda driver combination")         \
+  X(ErrorStreamCaptureUnsupported, 900,                                        \
+    "operation not permitted when stream is capturing")                        \
+  X(ErrorStreamCaptureInvalidated, 901,                                        \
+    "operation failed due to a previous error during capture")                 \
+  X(ErrorStreamCaptureImplicit, 906,                                           \
+    "operation would make the legacy stream depend on a capturing blocking "   \
+    "stream")                                                                  \
+  X(ErrorCapturedEvent, 907,                                                   \
+    "operation not permitted on an event last recorded in a capturing stream") \
+  X(ErrorTimeout, 909, "wait operation timed out")                             \
+  X(ErrorUnknown, 999, "unknown error")
+
+/* The error codes: clsNAME = NUMBER for every entry of CLS_ERROR_LIST. */
 typedef enum clsError {
-  clsSuccess = 0,
-  clsErrorInvalidValue = 1,
-  clsErrorMemoryAllocation = 2,
-  clsErrorInitializationError = 3,
-  clsErrorCudartUnloading = 4,
-  clsErrorInvalidConfiguration = 9,
-  clsErrorInvalidPitchValue = 12,
-  clsErrorInvalidSymbol = 13,
-  clsErrorInvalidHostPointer = 16,
-  clsErrorInvalidDevicePointer = 17,
-  clsErrorInvalidMemcpyDirection = 21,
-  clsErrorStubLibrary = 34,
-  clsErrorInsufficientDriver = 35,
-  clsErrorCallRequiresNewerDriver = 36,
-  clsErrorDevicesUnavailable = 46,
-  clsErrorMissingConfiguration = 52,
-  clsErrorInvalidDeviceFunction = 98,
-  clsErrorNoDevice = 100,
-  clsErrorInvalidDevice = 101,
-  clsErrorInvalidKernelImage = 200,
-  clsErrorDeviceUninitialized = 201,
-  clsErrorNoKernelImageForDevice = 209,
-  clsErrorECCUncorrectable = 214,
-  clsErrorUnsupportedLimit = 215,
-  clsErrorDeviceAlreadyInUse = 216,
-  clsErrorPeerAccessUnsupported = 217,
-  clsErrorInvalidPtx = 218,
-  clsErrorJitCompilerNotFound = 221,
-  clsErrorUnsupportedPtxVersion = 222,
-  clsErrorJitCompilationDisabled = 223,
-  clsErrorInvalidSource = 300,
-  clsErrorSharedObjectSymbolNotFound = 302,
-  clsErrorSharedObjectInitFailed = 303,
-  clsErrorInvalidResourceHandle = 400,
-  clsErrorIllegalState = 401,
-  clsErrorSymbolNotFound = 500,
-  clsErrorNotReady = 600,
-  clsErrorIllegalAddress = 700,
-  clsErrorLaunchOutOfResources = 701,
-  clsErrorLaunchTimeout = 702,
-  clsErrorPeerAccessAlreadyEnabled = 704,
-  clsErrorPeerAccessNotEnabled = 705,
-  clsErrorContextIsDestroyed = 709,
-  clsErrorAssert = 710,
-  clsErrorHostMemoryAlreadyRegistered = 712,
-  clsErrorHostMemoryNotRegistered = 713,
-  clsErrorHardwareStackError = 714,
-  clsErrorIllegalInstruction = 715,
-  clsErrorMisalignedAddress = 716,
-  clsErrorInvalidAddressSpace = 717,
-  clsErrorInvalidPc = 718,
-  clsErrorLaunchFailure = 719,
-  clsErrorCooperativeLaunchTooLarge = 720,
-  clsErrorNotPermitted = 800,
-  clsErrorNotSupported = 801,
-  clsErrorSystemNotReady = 802,
-  clsErrorSystemDriverMismatch = 803,
-  clsErrorStreamCaptureUnsupported = 900,
-  clsErrorStreamCaptureInvalidated = 901,
-  clsErrorStreamCaptureImplicit = 906,
-  clsErrorCapturedEvent = 907,
-  clsErrorTimeout = 909,
-  clsErrorUnknown = 999
+#define CLS_ERROR_ENUMERATOR(name, number, description) cls##name = number,
+  CLS_ERROR_LIST(CLS_ERROR_ENUMERATOR) /* clsSuccess = 0, and so on */
+#undef CLS_ERROR_ENUMERATOR
 } clsError_t;
 
 /* Opaque handles.  A handle is validated on every call: a destroyed,
@@ -638,6 +671,32 @@ CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
 /* The calling thread's last build log ("" if none).  Owned by the library
  * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);
+
+/* ---- Settings and device names ----------------------------------------- */
+
+/* One of the library's settings: a CLSTREAM_* environment variable.  The
+ * strings are the library's and live as long as it; the caller must not
+ * free them. */
+typedef struct clsSetting {
+  const char *name;      /* "CLSTREAM_DEVICE" */
+  const char *value;     /* the value in force, NULL when unset */
+  const char *meaning;   /* what it does, in one sentence */
+  const char *whenUnset; /* what holds when it is unset */
+} clsSetting;
+/* Fills *setting with the library's setting number `index`, counting
+ * from 0, and returns clsErrorInvalidValue past the last one (stored as
+ * the last error, as every failure is), so that a loop lists them all.
+ * A setting is read from the environment once, at its first use by the
+ * library or by this call, and that value stays in force: a later change
+ * to the environment is not seen.  Needs no device; never blocks. */
+CLS_API clsError_t clsGetSetting(clsSetting *setting, int index);
+/* Stores in *match whether CLSTREAM_DEVICE=value names `device`: a value
+ * of decimal digits names the device of that index; any other non-empty
+ * value names every device whose name or platform name contains it,
+ * ignoring case.  CLSTREAM_DEVICE selects the first device it names.
+ * Never blocks on the device: it does not open it. */
+CLS_API clsError_t clsDeviceMatchesName(int *match, int device,
+                                        const char *value);
 
 /* ---- Profiler -------------------------------------------------------- */
 

@@ -103,6 +103,14 @@ struct dim3 : clsDim3 {
 
 /* ---- Error codes (numerically equal to CUDA's) ------------------------ */
 
+/* One name for every entry of clstream.h's CLS_ERROR_LIST, in its order:
+ * cudaNAME is clsNAME.  They are macros, as the other names here are, and
+ * not the enumerators of a second enum, which would be a type of its own:
+ * C compilers warn where its values meet a cudaError_t, and C++ does not
+ * convert them to one.  The preprocessor cannot write #define lines, so
+ * they are spelled out; tests/test_error.c checks that these names and
+ * the list agree both ways (every entry has its name here, every name here
+ * an entry). */
 #define cudaSuccess clsSuccess
 #define cudaErrorInvalidValue clsErrorInvalidValue
 #define cudaErrorMemoryAllocation clsErrorMemoryAllocation

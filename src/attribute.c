@@ -1,6 +1,7 @@
 /* Device attributes (clsDeviceGetAttribute) and the profiler switches
  * (clsProfilerStart, clsProfilerStop). */
 #include "internal.h"
+#include "device.h"
 
 clsError_t clsDeviceGetAttribute(int *value, clsDeviceAttr attr, int device) {
   CLS__NOT_IN_HOST_FN();

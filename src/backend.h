@@ -1,5 +1,23 @@
 /*
- * The contract a backend implements (src/opencl/, src/cuda/).
+ * The one seam between the front and a backend.
+ *
+ * The library has three layers: the public header (include/clstream.h),
+ * the front (the .c files of src/: argument checks, handles, the current
+ * device, the events' state, the allocation table) and one backend, chosen at
+ * build time (src/opencl/ or src/cuda/; CMake compiles exactly one of them, so
+ * every cls__b_ function below has two definitions, one per backend).
+ * This header is all that the two sides share: a backend includes it and
+ * its own headers, never a front header, and the front includes it
+ * through src/internal.h.
+ *
+ * It has two halves.  The contract (cls__b_*) is what a backend
+ * implements and the front calls; each section names the front file that
+ * calls it and the file of each backend that implements it.  The front
+ * services (at the end) are what a backend may use of the front: reasons
+ * and logging, settings, the allocation table, the host-thread mark,
+ * locks and range tables; each names the front file that implements it.
+ * No front service calls into a backend, so no dependency runs in a
+ * circle across the seam.
  *
  * The front (src/<object>.c) has already validated every argument and
  * handle, resolved the default streams and checked that objects belong to
@@ -16,6 +34,8 @@
 #define CLSTREAM_BACKEND_H
 
 #include "clstream.h"
+#include "lock.h"
+#include "rangetab.h"
 
 #include <stddef.h>
 
@@ -53,7 +73,10 @@ typedef struct cls__job {
   int skippable;
 } cls__job;
 
-/* ---- Devices --------------------------------------------------------- */
+/* ---- Devices ----------------------------------------------------------
+ * Called by device.c.  OpenCL: opencl/device.c (cls__b_device_open:
+ * opencl/open.c; cls__b_device_sync: opencl/devsync.c).  CUDA:
+ * cuda/device.c. */
 
 /* Enumerates the devices.  Called once, before anything else, by the
  * front (under pthread_once).  Cheap: creates no contexts. */
@@ -77,7 +100,9 @@ void cls__b_priority_range(int dev, int *least, int *greatest);
  * included).  Takes no lock while waiting. */
 clsError_t cls__b_device_sync(int dev);
 
-/* ---- Streams --------------------------------------------------------- */
+/* ---- Streams ----------------------------------------------------------
+ * Called by stream.c.  OpenCL: opencl/stream.c (host jobs and functions:
+ * opencl/hostjob.c).  CUDA: cuda/stream.c. */
 
 /* Creates a stream on opened `dev` with validated flags and a priority
  * already clamped.  The front owns *out until cls__b_stream_destroy. */
@@ -106,17 +131,16 @@ clsError_t cls__b_stream_host_job(cls__bstream *s, cls__job_fn run, void *job);
 /* Enqueues host function fn(user) on `s` as cls__b_stream_host_job would,
  * but with no job record, where the backend can: its runtime calls a
  * function of fn's type, on a thread that runs nothing but host functions
- * and that cls__host_thread_mark (below) has already marked.  Returns 1
- * with the result in *err, or 0 (nothing enqueued) for the front to make
- * a job. */
+ * and that cls__host_thread_mark (front services) has already marked.  Returns
+ * 1 with the result in *err, or 0 (nothing enqueued) for the front to make a
+ * job. */
 int cls__b_stream_host_fn(cls__bstream *s, clsHostFn_t fn, void *user,
                           clsError_t *err);
-/* The front's, for the backend: marks the calling thread, for good, as
- * one that runs only host functions and callbacks, so that every clstream
- * call made on it is refused (clsErrorNotPermitted) as from inside one. */
-void cls__host_thread_mark(void);
 
-/* ---- Events ---------------------------------------------------------- */
+/* ---- Events -----------------------------------------------------------
+ * Called by event.c.  OpenCL: opencl/event.c (the token functions:
+ * opencl/position.c; cls__b_stream_wait_token: opencl/bridge.c).  CUDA:
+ * cuda/event.c (cls__b_stream_wait_token: cuda/stream.c). */
 
 /* The front (src/event.c) owns an event's state: whether it was ever
  * recorded, which record is the newest, and whether that record is known
@@ -170,7 +194,10 @@ clsError_t cls__b_token_elapsed(float *ms, cls__btoken *a, cls__btoken *b);
  * another device. */
 clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t);
 
-/* ---- Memory ---------------------------------------------------------- */
+/* ---- Memory -----------------------------------------------------------
+ * Called by memory.c.  OpenCL: opencl/memory.c (cls__b_memcpy,
+ * cls__b_memcpy_across, cls__b_memset: opencl/copy.c; cls__b_free_wait:
+ * opencl/devsync.c).  CUDA: cuda/memory.c. */
 
 /* Allocates `size` (> 0) bytes of device memory on opened `dev`. */
 clsError_t cls__b_malloc(int dev, size_t size, void **out);
@@ -224,7 +251,9 @@ clsError_t cls__b_memcpy_across(cls__bstream *s, void *dst, int dst_dev,
 clsError_t cls__b_memset(cls__bstream *s, void *dst, int value, size_t n,
                          int mode);
 
-/* ---- Device attributes, flags, profiler (attribute.c, devflags.c) ---- */
+/* ---- Device attributes, flags, profiler -------------------------------
+ * Called by attribute.c and devflags.c.  OpenCL: opencl/attribute.c (the
+ * flags and the profiler: opencl/devflags.c).  CUDA: cuda/attribute.c. */
 
 /* Stores attribute `attr` (a value of CUDA 13's cudaDeviceAttr enum; the
  * front rejected the others) of `dev`.  Does not open the device. */
@@ -238,7 +267,8 @@ clsError_t cls__b_device_get_flags(int dev, unsigned set, unsigned *flags);
 /* Starts (start = 1) or stops profiler collection. */
 clsError_t cls__b_profiler(int start);
 
-/* ---- Host memory and managed memory (hostmem.c) ---------------------- */
+/* ---- Host memory and managed memory -----------------------------------
+ * Called by hostmem.c.  OpenCL: opencl/hostmem.c.  CUDA: cuda/hostmem.c. */
 
 /* Allocates `size` (> 0) bytes of page-locked host memory on opened `dev`
  * with validated clsHostAlloc flags.  *kind gets CLS__MEM_HOST_MAPPED when
@@ -267,7 +297,9 @@ clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,
 /* Frees managed memory; the device's work is done. */
 void cls__b_free_managed(int dev, void *p);
 
-/* ---- Stream-ordered allocation (pool.c) ------------------------------ */
+/* ---- Stream-ordered allocation ----------------------------------------
+ * Called by pool.c and memory.c.  OpenCL: opencl/pool.c.  CUDA:
+ * cuda/pool.c. */
 
 /* Allocates `size` (> 0) bytes of device memory for work enqueued on `s`
  * from now on (see clsMallocAsync).  Never blocks. */
@@ -282,7 +314,10 @@ clsError_t cls__b_free_async(cls__bstream *s, int dev, void *p, size_t size,
 /* Frees CLS__MEM_POOL memory whose device's work is done (clsFree). */
 void cls__b_pool_free_now(int dev, void *p, size_t size);
 
-/* ---- Modules and launches -------------------------------------------- */
+/* ---- Modules and launches ---------------------------------------------
+ * Called by module.c.  OpenCL: opencl/module.c (cls__b_module_function:
+ * opencl/function.c; cls__b_launch: opencl/launch.c).  CUDA:
+ * cuda/module.c (cls__b_module_unload: cuda/retired.c). */
 
 /* Compiles `source` (prelude already prepended) for opened `dev`.  Blocks.
  * A compile error returns clsErrorInvalidSource, bad compiler options
@@ -300,5 +335,160 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
  * limits (the front checked); args follow cudaLaunchKernel's convention. */
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                          void **args, size_t sharedMem, cls__bstream *s);
+
+/* =====================================================================
+ * Front services: what a backend may use of the front.  Each is
+ * implemented by the front file named in its section; none of them calls
+ * into the backend.
+ * ===================================================================== */
+
+/* ---- Compiler hints ---------------------------------------------------- */
+
+#if defined(__GNUC__)
+#define CLS__LIKELY(x) __builtin_expect(!!(x), 1)
+#define CLS__UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CLS__PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define CLS__NOINLINE __attribute__((noinline))
+#else
+#define CLS__LIKELY(x) (x)
+#define CLS__UNLIKELY(x) (x)
+#define CLS__PRINTF(a, b)
+#define CLS__NOINLINE
+#endif
+/* Thread-locals read by every call: the initial-exec model makes each
+ * read one %fs-relative load instead of a __tls_get_addr call (the
+ * library's few small ones fit glibc's static TLS surplus even when it is
+ * dlopened). */
+#if defined(__GNUC__)
+#define CLS__TLS_FAST __attribute__((tls_model("initial-exec")))
+#else
+#define CLS__TLS_FAST
+#endif
+
+/* ---- Reasons and logging (error.c) ------------------------------------- */
+
+/* Records why the current call is failing, for CLSTREAM_LOG.  Cheap when
+ * logging is off.  Returns `code` so that `return cls__reason(code, ...)`
+ * reads naturally. */
+clsError_t cls__reason(clsError_t code, const char *fmt, ...) CLS__PRINTF(2, 3);
+/* The end of every public function: stores a failure as the thread's last
+ * error (never clsErrorNotReady) and logs it under CLSTREAM_LOG=1.  A
+ * backend calls it for a failure it learns of after the call that caused
+ * it returned (the OpenCL backend's staged copies), naming that call. */
+clsError_t cls__finish(const char *func, clsError_t code);
+/* Whether CLSTREAM_LOG is on (read once). */
+int cls__log_enabled(void);
+/* Whether `code` is one of clsError_t's codes (for the CUDA backend,
+ * which passes those on unchanged). */
+int cls__error_listed(int code);
+
+/* ---- Settings (settings.c) ---------------------------------------------
+ * Every CLSTREAM_* environment variable the library reads, in one table:
+ * X(id, name, meaning, what holds when it is unset).  settings.c reads
+ * each one once, at its first use; clsGetSetting lists them (clstream.h)
+ * and docs/settings.md describes them at length. */
+#define CLS__SETTINGS(X)                                                       \
+  X(DEVICE, "CLSTREAM_DEVICE",                                                 \
+    "the default device: an index, or a case-insensitive substring of a "      \
+    "device's or its platform's name",                                         \
+    "the first device that can be used")                                       \
+  X(LOG, "CLSTREAM_LOG",                                                       \
+    "any value but 0 prints one line on stderr, with its reason, for every "   \
+    "error a function returns",                                                \
+    "off")                                                                     \
+  X(SPLIT_DEVICES, "CLSTREAM_SPLIT_DEVICES",                                   \
+    "OpenCL: N (2 or more) splits every device that can be partitioned "       \
+    "equally into N sub-devices, listed after the root devices",               \
+    "no split")                                                                \
+  X(CONTEXT_PER_DEVICE, "CLSTREAM_CONTEXT_PER_DEVICE",                         \
+    "OpenCL: 1 gives each device a context of its own, as devices of two "     \
+    "platforms have",                                                          \
+    "one context per platform")                                                \
+  X(TRACE, "CLSTREAM_TRACE",                                                   \
+    "OpenCL: a file that every command is written to, in the Chrome trace "    \
+    "event format, at clsDeviceSynchronize and at exit",                       \
+    "no trace")                                                                \
+  X(KERNEL_ARG_INFO, "CLSTREAM_KERNEL_ARG_INFO",                               \
+    "OpenCL: source takes kernel parameter types from the source even where "  \
+    "the driver gives them",                                                   \
+    "the driver's, the source's where the driver has none")                    \
+  X(ARG_CACHE, "CLSTREAM_ARG_CACHE",                                           \
+    "OpenCL: 0 sets every kernel argument at every launch",                    \
+    "arguments unchanged since the last launch are not set again")             \
+  X(MEMORY, "CLSTREAM_MEMORY",                                                 \
+    "OpenCL: buffers makes device memory cl_mem buffers on every device; svm " \
+    "keeps coarse-grained SVM where the device has it",                        \
+    "svm")                                                                     \
+  X(HOST_INLINE, "CLSTREAM_HOST_INLINE",                                       \
+    "OpenCL: 1 runs host functions on the calling thread, at enqueue, on "     \
+    "every device",                                                            \
+    "only where a flush runs the queue (Oclgrind)")                            \
+  X(FLUSH_WAITED, "CLSTREAM_FLUSH_WAITED",                                     \
+    "OpenCL: 0 or 1 turns off or on the flush of a command that the host or "  \
+    "another queue will wait for",                                             \
+    "on, except on NVIDIA's driver")                                           \
+  X(COMMAND_EVENTS, "CLSTREAM_COMMAND_EVENTS",                                 \
+    "OpenCL: 0 or 1 turns off or on asking the driver for the events of "      \
+    "launches, copies and fills",                                              \
+    "on, except on NVIDIA's driver")                                           \
+  X(TIMING_FALLBACK, "CLSTREAM_TIMING_FALLBACK",                               \
+    "OpenCL: 1 forces timed records to be a 4-byte copy, 0 forbids it, gate "  \
+    "uses it only behind host functions and waits",                            \
+    "decided by the start-up timestamp check of each device")                  \
+  X(HOST_CLOCK, "CLSTREAM_HOST_CLOCK",                                         \
+    "OpenCL: 0 stops timed records on an idle stream from reading the host "   \
+    "clock instead of enqueuing a marker",                                     \
+    "the host clock where the device's timestamps are read from it")
+
+enum cls__setting_id {
+#define CLS__SETTING_ID(id, name, meaning, unset) CLS__SET_##id,
+  CLS__SETTINGS(CLS__SETTING_ID)
+#undef CLS__SETTING_ID
+      CLS__SET_COUNT
+};
+/* The value of a setting, as getenv gave it at the setting's first use
+ * in the process (later changes to the environment are not seen), or
+ * NULL when it is unset.  The string lives as long as the library.
+ * Thread-safe; after the first use one atomic load. */
+const char *cls__setting(enum cls__setting_id id);
+
+/* ---- The allocation table (memtab.c) ----------------------------------- */
+
+/* What an address range in the table is. */
+enum cls__mem_kind {
+  CLS__MEM_NONE = 0,
+  CLS__MEM_DEVICE,      /* clsMalloc */
+  CLS__MEM_HOST,        /* clsMallocHost, clsHostAlloc without Mapped */
+  CLS__MEM_POOL,        /* clsMallocAsync (pool.c) */
+  CLS__MEM_MANAGED,     /* clsMallocManaged (hostmem.c) */
+  CLS__MEM_HOST_MAPPED, /* clsHostAlloc with Mapped, on a device that maps */
+  CLS__MEM_REGISTERED   /* clsHostRegister (hostmem.c) */
+};
+/* Device memory as far as copies, sets and devices are concerned. */
+#define CLS__MEM_ON_DEVICE(k)                                                  \
+  ((k) == CLS__MEM_DEVICE || (k) == CLS__MEM_POOL || (k) == CLS__MEM_MANAGED)
+/* One bit per kind, for cls__mem_remove. */
+#define CLS__MEM_BIT(k) (1u << (k))
+
+/* The kind of the entry that contains p (CLS__MEM_NONE if none); *base,
+ * *size and *dev (each may be NULL) get the entry's.  A repeat of the
+ * calling thread's last hit, with no removal since, takes no lock. */
+int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev);
+/* The allocation table's generation: it changes with every removal, so
+ * what a lookup found is still true while it reads the same.  One
+ * atomic load, no lock. */
+size_t cls__mem_gen(void);
+
+/* ---- Host threads (hostmark.c) ------------------------------------------ */
+
+/* Marks the calling thread, for good, as one that runs only host
+ * functions and callbacks, so that every clstream call made on it is
+ * refused (clsErrorNotPermitted) as from inside one. */
+void cls__host_thread_mark(void);
+
+/* ---- Locks (lock.h, lock.c) and range tables (rangetab.h, rangetab.c) ---
+ * Included above: cls__lock, the light lock taken on every command, and
+ * cls__rangetab, the sorted address-range table under the front's
+ * allocation table and the OpenCL backend's buffer table. */
 
 #endif /* CLSTREAM_BACKEND_H */

@@ -1,6 +1,7 @@
 /* Device flags (clsSetDeviceFlags, clsGetDeviceFlags): the front keeps
  * the flags last set on each device; the backend applies them. */
 #include "internal.h"
+#include "device.h"
 
 #include <pthread.h>
 #include <stdlib.h>

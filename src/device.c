@@ -1,8 +1,12 @@
 /* Devices: library initialization, the per-thread current device, device
- * queries. */
-#include "internal.h"
-#include "device_match.h"
+ * queries, and the public view of the settings (clsGetSetting; settings.c
+ * reads them) and of CLSTREAM_DEVICE's rule (clsDeviceMatchesName). */
+#include "device.h"
 
+#include "internal.h"
+#include "settings.h"
+
+#include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +21,42 @@ static cls__limits *cls__limit_table;
  * the default applies). */
 _Thread_local int cls__current CLS__TLS_FAST = -1;
 
+/* ---- How CLSTREAM_DEVICE names a device -------------------------------- */
+
+/* Whether s is all decimal digits (an index rather than a name). */
+static int cls__all_digits(const char *s) {
+  for (; *s; ++s)
+    if (!isdigit((unsigned char)*s)) return 0;
+  return 1;
+}
+
+/* Whether `hay` contains `needle`, ignoring ASCII case. */
+static int cls__contains_nocase(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; ++hay) {
+    size_t i = 0;
+    while (i < n && hay[i] &&
+           tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == n) return 1;
+  }
+  return n == 0;
+}
+
+/* Whether CLSTREAM_DEVICE=value, not all digits, names the device `name`
+ * of `platform`. */
+static int cls__names_device(const char *name, const char *platform,
+                             const char *value) {
+  return cls__contains_nocase(name, value) ||
+         cls__contains_nocase(platform, value);
+}
+
 /* The default device, the same way on every backend: CLSTREAM_DEVICE as
  * an index (digits only) or a case-insensitive substring of a device's or
  * its platform's name, else the first selectable device.  -1, with a
  * reason, when CLSTREAM_DEVICE names no device. */
 static int cls__pick_default(int n, const clsDeviceProp *props) {
-  const char *v = getenv("CLSTREAM_DEVICE");
+  const char *v = cls__setting(CLS__SET_DEVICE);
   if (!v || !*v) {
     for (int d = 0; d < n; ++d)
       if (props[d].selectable) return d;
@@ -109,7 +143,7 @@ static clsError_t cls__current_index(int *dev) {
 
 clsError_t cls__current_device_open(int *dev) {
   /* cls__current is set only once its device is open: the hot path
-   * (internal.h) is one TLS read. */
+   * (device.h) is one TLS read. */
   clsError_t e = cls__current_index(dev);
   if (e == clsSuccess) e = cls__b_device_open(*dev);
   /* As in CUDA, the default device becomes the thread's current one. */
@@ -175,5 +209,45 @@ clsError_t clsDeviceGetStreamPriorityRange(int *least, int *greatest) {
   cls__b_priority_range(dev, &l, &g);
   if (least) *least = l;
   if (greatest) *greatest = g;
+  CLS__RETURN(clsSuccess);
+}
+
+/* ---- Which devices a CLSTREAM_DEVICE value names ---------------------- */
+
+clsError_t clsDeviceMatchesName(int *match, int device, const char *value) {
+  CLS__NOT_IN_HOST_FN();
+  if (!match) CLS__RETURN(cls__reason(clsErrorInvalidValue, "match is NULL"));
+  if (!value) CLS__RETURN(cls__reason(clsErrorInvalidValue, "value is NULL"));
+  clsError_t e = cls__valid_device(device);
+  if (e != clsSuccess) CLS__RETURN(e);
+  if (!*value) {
+    *match = 0; /* an empty CLSTREAM_DEVICE leaves the default */
+    CLS__RETURN(clsSuccess);
+  }
+  if (cls__all_digits(value)) {
+    *match = strtol(value, NULL, 10) == device;
+    CLS__RETURN(clsSuccess);
+  }
+  clsDeviceProp p;
+  e = cls__b_device_props(device, &p);
+  if (e == clsSuccess)
+    *match = cls__names_device(p.name, p.platformName, value);
+  CLS__RETURN(e);
+}
+
+/* ---- Settings in force (settings.c reads them) -----------------------------
+ */
+
+clsError_t clsGetSetting(clsSetting *setting, int index) {
+  if (!setting)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "setting is NULL"));
+  if (index < 0 || index >= CLS__SET_COUNT)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "setting %d: there are %d settings", index,
+                            (int)CLS__SET_COUNT));
+  enum cls__setting_id id = (enum cls__setting_id)index;
+  setting->name =
+      cls__setting_about(id, &setting->meaning, &setting->whenUnset);
+  setting->value = cls__setting(id);
   CLS__RETURN(clsSuccess);
 }

@@ -31,6 +31,8 @@
  * wait happens with it held: a synchronize takes a reference to the
  * token and lets go first. */
 #include "internal.h"
+#include "device.h"
+#include "stream.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -43,6 +45,7 @@
 #define CLS__EV_LOCKED 4ul   /* the event's lock (see above) */
 #define CLS__EV_GEN 8ul      /* one record */
 
+typedef struct cls__event cls__event;
 struct cls__event {
   int dev;
   unsigned flags;
@@ -174,7 +177,8 @@ clsError_t clsEventCreateWithFlags(clsEvent_t *e, unsigned flags) {
   CLS__RETURN(cls__event_create(e, flags));
 }
 
-cls__event *cls__event_lookup(clsEvent_t h) {
+/* The live event behind handle h, or NULL.  Lock-free. */
+static cls__event *cls__event_lookup(clsEvent_t h) {
   return cls__handle_get(CLS__KIND_EVENT, (uintptr_t)h);
 }
 
@@ -251,7 +255,10 @@ clsError_t clsEventSynchronize(clsEvent_t h) {
   CLS__RETURN(cls__event_sync_slow(e));
 }
 
-clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s) {
+/* clsStreamWaitEvent once the handles are resolved: later work in `s`
+ * waits for e's newest record as of this call; no effect when e was
+ * never recorded.  Never blocks. */
+static clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s) {
   unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
   if (!(st & CLS__EV_RECORDED)) return clsSuccess; /* no effect */
   /* A record known complete still reaches the backend: on the legacy
@@ -263,6 +270,24 @@ clsError_t cls__event_stream_wait(cls__event *e, cls__bstream *s) {
   clsError_t r = cls__b_stream_wait_token(s, t);
   cls__b_token_release(t);
   return r;
+}
+
+/* A stream function, here because it changes no stream: it reads the
+ * event's state and hands its token to the backend. */
+clsError_t clsStreamWaitEvent(clsStream_t h, clsEvent_t ev, unsigned flags) {
+  CLS__NOT_IN_HOST_FN();
+  cls__event *e = cls__event_lookup(ev);
+  if (!e)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "event %p is not a live event", (void *)ev));
+  if (flags != 0)
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "flags must be 0, not 0x%x", flags));
+  int dev;
+  cls__bstream *b;
+  clsError_t r = cls__stream_resolve(h, &dev, &b, NULL, NULL);
+  if (r != clsSuccess) CLS__RETURN(r);
+  CLS__RETURN(cls__event_stream_wait(e, b));
 }
 
 /* The token of a timed, recorded event (retained; NULL when the event is

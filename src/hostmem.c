@@ -1,8 +1,9 @@
 /* Host memory the device knows about (clsHostAlloc, clsHostRegister,
  * clsHostGetDevicePointer) and managed memory (clsMallocManaged).  Each
  * allocation or registration is an entry of the allocation table
- * (memory.c), which copies, sets and frees consult. */
+ * (memtab.c), which copies, sets and frees consult. */
 #include "internal.h"
+#include "device.h"
 
 #define CLS__HOST_ALLOC_FLAGS                                                  \
   (clsHostAllocPortable | clsHostAllocMapped | clsHostAllocWriteCombined)

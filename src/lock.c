@@ -1,11 +1,21 @@
 /* The library's light lock (cls__lock, lock.h): its contended halves.
  * The uncontended take and give are inline in lock.h, one atomic
  * operation each.  Owns each lock's `m`, a leaf held only around the sleep
- * on `cond`. */
+ * on `cond`.  In debug builds it also names the calling thread for the
+ * lock assertions (lock.h). */
 #include "lock.h"
+
+#ifndef NDEBUG
+/* Each thread's own byte: its address names the thread while it lives. */
+static _Thread_local char cls__lock_me;
+uintptr_t cls__lock_self(void) { return (uintptr_t)&cls__lock_me; }
+#endif
 
 void cls__lock_init(cls__lock *l) {
   atomic_init(&l->state, 0);
+#ifndef NDEBUG
+  atomic_init(&l->owner, 0);
+#endif
   pthread_mutex_init(&l->m, NULL);
   pthread_cond_init(&l->cond, NULL);
 }

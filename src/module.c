@@ -14,6 +14,8 @@
  * one atomic load on the launch path once built.
  */
 #include "internal.h"
+#include "device.h"
+#include "stream.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

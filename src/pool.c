@@ -2,6 +2,7 @@
  * validates and keeps the allocation table; the backend owns the pool (on
  * the CUDA build, the runtime's default memory pool). */
 #include "internal.h"
+#include "stream.h"
 
 clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();

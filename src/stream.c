@@ -1,4 +1,7 @@
 /* Streams: validation, handles, default-stream resolution, host jobs. */
+#include "stream.h"
+
+#include "device.h"
 #include "internal.h"
 
 #include <pthread.h>
@@ -111,22 +114,6 @@ clsError_t clsStreamQuery(clsStream_t h) {
   clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
   if (e == clsSuccess) e = cls__b_stream_query(b);
   CLS__RETURN(e);
-}
-
-clsError_t clsStreamWaitEvent(clsStream_t h, clsEvent_t ev, unsigned flags) {
-  CLS__NOT_IN_HOST_FN();
-  cls__event *e = cls__event_lookup(ev);
-  if (!e)
-    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
-                            "event %p is not a live event", (void *)ev));
-  if (flags != 0)
-    CLS__RETURN(
-        cls__reason(clsErrorInvalidValue, "flags must be 0, not 0x%x", flags));
-  int dev;
-  cls__bstream *b;
-  clsError_t r = cls__stream_resolve(h, &dev, &b, NULL, NULL);
-  if (r != clsSuccess) CLS__RETURN(r);
-  CLS__RETURN(cls__event_stream_wait(e, b));
 }
 
 clsError_t clsStreamGetFlags(clsStream_t h, unsigned *flags) {
@@ -259,8 +246,6 @@ static void cls__run_host_job(void *p, clsError_t status) {
     fn(user);
   cls__in_host_fn = was;
 }
-
-void cls__host_thread_mark(void) { cls__in_host_fn = 1; }
 
 static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
                                         clsStreamCallback_t cb, void *user) {

@@ -62,7 +62,7 @@
 
 /* What a case needs from the fixture. */
 enum {
-  NEED_MOD = 1u,  /* cl/arith.cl loaded: m, f, m_dead, f_dead */
+  NEED_MOD = 1u,  /* examples/arith.cl loaded: m, f, m_dead, f_dead */
   NEED_TWO = 2u,  /* a second device: s_b, e_b, d_b */
   IN_HOSTFN = 4u, /* the call is made from a host function on x->s */
   NO_FX = 8u      /* no device objects at all */

@@ -13,8 +13,8 @@ typedef struct dialect {
 
 static void dialect_load(dialect *k) {
   clsError_t r = clsModuleLoadData(&k->mod, cls_kernel_dialect, NULL);
-  ck_assert_msg(r == clsSuccess, "cl/dialect.cl: %s\n%s", clsGetErrorName(r),
-                clsGetLastBuildLog());
+  ck_assert_msg(r == clsSuccess, "tests/kernels/dialect.cl: %s\n%s",
+                clsGetErrorName(r), clsGetLastBuildLog());
   CK_OK(clsModuleGetFunction(&k->sizes, k->mod, "sizes"));
   CK_OK(clsModuleGetFunction(&k->features, k->mod, "features"));
 }

@@ -1,6 +1,10 @@
-/* Errors: the last-error model, names and strings, CLSTREAM_LOG. */
+/* Errors: the last-error model, names and strings, the one error list
+ * (CLS_ERROR_LIST) against all it produces, CLSTREAM_LOG. */
 #include "support.h"
 
+#include "clstream_cuda.h"
+
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,10 +122,13 @@ START_TEST(not_ready_never_stored) {
 }
 END_TEST
 
-/* Row: GetErrorName(x) is the enum's name with the cls prefix; every
- * code of the header is in the table with CUDA's number, CUDA's name
- * (clsGetErrorNameCuda, which clstream_cuda.h gives as cudaGetErrorName)
- * and a non-empty description, CUDA 13.0's text where it is listed. */
+/* CUDA 13's codes as clstream lists them, written out here apart from
+ * clstream.h's CLS_ERROR_LIST so that an edit of a number or a text in the
+ * list (or a code added to it alone) fails a test.  Row: GetErrorName(x)
+ * is the enum's name with the cls prefix; every code of the header is in
+ * the table with CUDA's number, CUDA's name (clsGetErrorNameCuda, which
+ * clstream_cuda.h gives as cudaGetErrorName) and a non-empty description,
+ * CUDA 13.0's text where it is listed. */
 #define CODE(x, num, str)                                                      \
   { cls##x, num, "cls" #x, "cuda" #x, str }
 static const struct {
@@ -239,6 +246,120 @@ START_TEST(error_numeric_values) {
                   codes[i].name, (int)codes[i].code, codes[i].number);
   ck_assert_int_eq(clsErrorContextIsDestroyed, 709);
   ck_assert_int_eq(clsErrorNotReady, 600);
+}
+END_TEST
+
+/* The one list, expanded here as clstream.h, src/error.c and
+ * clstream_cuda.h use it: each entry's enumerator, name, CUDA name,
+ * description, and the alias (cudaNAME, a macro; STR gives what it
+ * expands to, so a missing alias is a compile error here and a wrong one
+ * a failure below). */
+#define STR(x) STR_(x)
+#define STR_(x) #x
+#define LISTED(x, num, text)                                                   \
+  {.code = cls##x,                                                             \
+   .number = num,                                                              \
+   .name = "cls" #x,                                                           \
+   .cuda_name = "cuda" #x,                                                     \
+   .string = text,                                                             \
+   .alias = cuda##x,                                                           \
+   .alias_expansion = STR(cuda##x)},
+static const struct {
+  clsError_t code;
+  int number;
+  const char *name, *cuda_name, *string;
+  int alias;
+  const char *alias_expansion;
+} listed[] = {CLS_ERROR_LIST(LISTED)};
+#undef LISTED
+#define NLISTED (sizeof listed / sizeof listed[0])
+
+/* The number the list gives for a name, or -1 where no entry has it. */
+static int listed_number(const char *name) {
+  for (size_t i = 0; i < NLISTED; ++i)
+    if (strcmp(listed[i].name, name) == 0) return listed[i].number;
+  return -1;
+}
+
+/* Every code round-trips: enumerator -> clsGetErrorName -> the same
+ * number through the list; the cuda alias is the same enumerator; the
+ * description is clsGetErrorString's, neither empty nor the unknown
+ * code's; no two entries share a number. */
+START_TEST(error_list_round_trip) {
+  for (size_t i = 0; i < NLISTED; ++i) {
+    const char *n = clsGetErrorName(listed[i].code);
+    ck_assert_msg((int)listed[i].code == listed[i].number, "%s is %d, not %d",
+                  listed[i].name, (int)listed[i].code, listed[i].number);
+    ck_assert_str_eq(n, listed[i].name);
+    ck_assert_msg(strncmp(n, "cls", 3) == 0, "name %s", n);
+    ck_assert_int_eq(listed_number(n), listed[i].number);
+    ck_assert_str_eq(clsGetErrorNameCuda(listed[i].code), listed[i].cuda_name);
+    ck_assert_str_eq(listed[i].alias_expansion, listed[i].name);
+    ck_assert_int_eq(listed[i].alias, listed[i].number);
+    const char *s = clsGetErrorString(listed[i].code);
+    ck_assert_str_eq(s, listed[i].string);
+    ck_assert_msg(s[0] != '\0', "%s has an empty description", n);
+    ck_assert_str_ne(s, "unrecognized error code");
+    for (size_t j = 0; j < i; ++j)
+      ck_assert_msg(listed[j].number != listed[i].number, "%s and %s share %d",
+                    listed[j].name, n, listed[i].number);
+  }
+}
+END_TEST
+
+/* The path of include/clstream_cuda.h, from this file's (__FILE__ ends
+ * in tests/test_error.c), or NULL. */
+static char *cuda_header_path(void) {
+  static const char tail[] = "tests/test_error.c";
+  size_t n = strlen(__FILE__), t = sizeof tail - 1;
+  if (n < t || strcmp(__FILE__ + n - t, tail) != 0) return NULL;
+  static const char header[] = "include/clstream_cuda.h";
+  char *path = malloc(n - t + sizeof header);
+  if (!path) return NULL;
+  memcpy(path, __FILE__, n - t);
+  memcpy(path + n - t, header, sizeof header);
+  return path;
+}
+
+/* The error aliases that clstream_cuda.h defines (`#define cudaSuccess`,
+ * `#define cudaErrorX`), each checked against the list; their count. */
+static size_t count_header_aliases(void) {
+  char *path = cuda_header_path();
+  FILE *f = path ? fopen(path, "r") : NULL;
+  ck_assert_msg(f != NULL, "cannot read %s", path ? path : __FILE__);
+  char line[256], alias[128], target[128];
+  size_t count = 0;
+  while (fgets(line, sizeof line, f)) {
+    if (sscanf(line, "#define %127s %127s", alias, target) != 2) continue;
+    if (strcmp(alias, "cudaSuccess") != 0 &&
+        (strncmp(alias, "cudaError", 9) != 0 || !isupper(alias[9])))
+      continue; /* another name, or the enum's tag (cudaError) */
+    ck_assert_msg(strcmp(alias + 4, target + 3) == 0 &&
+                      strncmp(target, "cls", 3) == 0,
+                  "%s is %s", alias, target);
+    ck_assert_msg(listed_number(target) >= 0, "%s: %s is not in the list",
+                  alias, target);
+    ++count;
+  }
+  fclose(f);
+  free(path);
+  return count;
+}
+
+/* As many codes everywhere: the list, the table above, the codes the
+ * library names (every number from -1 to 2000 tried), the header's
+ * aliases; 63 in CUDA 13's numbering. */
+START_TEST(error_list_counts) {
+  size_t named = 0;
+  for (int c = -1; c <= 2000; ++c)
+    named +=
+        strcmp(clsGetErrorName((clsError_t)c), "unrecognized error code") != 0;
+  ck_assert_uint_eq(NLISTED, 63);
+  ck_assert_uint_eq(sizeof codes / sizeof codes[0], NLISTED);
+  ck_assert_uint_eq(named, NLISTED);
+  ck_assert_uint_eq(count_header_aliases(), NLISTED);
+  for (size_t i = 0; i < NLISTED; ++i)
+    ck_assert_int_eq(listed_number(codes[i].name), codes[i].number);
 }
 END_TEST
 
@@ -362,6 +483,8 @@ int main(void) {
   tcase_add_test(tc_gate, not_ready_never_stored);
   tcase_add_test(tc, error_names_table);
   tcase_add_test(tc, error_numeric_values);
+  tcase_add_test(tc, error_list_round_trip);
+  tcase_add_test(tc, error_list_counts);
   tcase_add_test(tc, cuda_error_names);
   tcase_add_test(tc, unknown_code_unrecognized);
   tcase_add_test(tc, not_ready_string_and_name);

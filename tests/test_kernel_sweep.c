@@ -5,8 +5,8 @@
  * Where the modules come from (the file list is globbed by
  * tests/CMakeLists.txt when the build is configured; the files are read
  * here at run time, so nothing is copied into a table that could rot):
- *  - each .cl file in cl/ (the prelude clstream_kernel.h excepted) is one
- *    module;
+ *  - each .cl file of tests/ and examples/ (the test kernels in
+ *    tests/kernels/, the examples' examples/arith.cl) is one module;
  *  - in the C and C++ files of tests/, examples/, bench/ and tools/, every
  *    string literal (adjacent literals concatenated across white space,
  *    comments and line breaks, escapes decoded) that contains CLS_KERNEL is
@@ -1018,6 +1018,12 @@ done:
   free(kl.v);
 }
 
+/* Whether REL names a kernel file (.cl), which is one module as a whole. */
+static int is_cl_file(const char *rel) {
+  size_t len = strlen(rel);
+  return len > 3 && strcmp(rel + len - 3, ".cl") == 0;
+}
+
 /* Collects the module sources of one file: a .cl file is one module, a C
  * or C++ file has one per kernel literal. */
 static size_t collect(const char *rel, src_list *out, int *readable) {
@@ -1026,8 +1032,7 @@ static size_t collect(const char *rel, src_list *out, int *readable) {
   char *text = read_text(path);
   *readable = text != NULL;
   if (!text) return 0;
-  size_t len = strlen(rel);
-  if (len > 3 && strcmp(rel + len - 3, ".cl") == 0) {
+  if (is_cl_file(rel)) {
     src_add(out, rel, 1, text);
     return 1;
   }
@@ -1057,7 +1062,7 @@ START_TEST(sweep_every_kernel) {
     int readable = 0;
     size_t found = collect(rel, &all, &readable);
     ck_assert_msg(readable, "cannot read %s/%s", CLS_SWEEP_SOURCE_DIR, rel);
-    if (strncmp(rel, "cl/", 3) == 0) in_cl += (int)found;
+    if (is_cl_file(rel)) in_cl += (int)found;
     if (strcmp(rel, "tests/test_module.c") == 0) in_test_module += (int)found;
     if (!found) continue;
     int kernels_here = 0, launched_here = 0, repeats_before = w.repeats;
@@ -1079,7 +1084,7 @@ START_TEST(sweep_every_kernel) {
          w.modules, w.launched, w.prop.name, w.built, w.expected_errors,
          w.skipped, w.repeats, w.kernels, w.refused);
   fflush(stdout);
-  ck_assert_msg(in_cl > 0, "the sweep found no module in cl/");
+  ck_assert_msg(in_cl > 0, "the sweep found no .cl file");
   ck_assert_msg(in_test_module > 0,
                 "the sweep found no kernel source in tests/test_module.c");
   ck_assert_msg(w.launched > 0, "the sweep launched no kernel");

@@ -10,7 +10,8 @@
 
 static void load_test_kernels(clsModule_t *m) {
   clsError_t r = clsModuleLoadData(m, cls_kernel_test_kernels, NULL);
-  ck_assert_msg(r == clsSuccess, "loading cl/test_kernels.cl: %s\n%s",
+  ck_assert_msg(r == clsSuccess,
+                "loading tests/kernels/test_kernels.cl: %s\n%s",
                 clsGetErrorName(r), clsGetLastBuildLog());
 }
 

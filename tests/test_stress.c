@@ -346,7 +346,7 @@ static void own_event(worker *w) {
   EXPECT_OK(w, clsEventDestroy(e));
 }
 
-/* Loads cl/arith.cl, launches one of its functions and unloads it while
+/* Loads examples/arith.cl, launches one of its functions and unloads it while
  * the launch may still be pending (other threads launch the shared
  * module's functions meanwhile). */
 static void own_module(worker *w) {

@@ -1,7 +1,8 @@
 /*
- * clstream-info: lists every device clstream sees, what it supports, whether
- * clstream can use it (and why not), and the CLSTREAM_DEVICE values that
- * select it.
+ * clstream-info: lists the settings in force (the CLSTREAM_* variables),
+ * every device clstream sees, what it supports, whether clstream can use
+ * it (and why not), and the CLSTREAM_DEVICE values that select it.  It
+ * uses the public API only.
  *
  * Usage: clstream-info [-h|--help]
  *
@@ -9,36 +10,39 @@
  */
 #include <clstream.h>
 
-#include "device_match.h" /* the library's own CLSTREAM_DEVICE match */
-
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- Which CLSTREAM_DEVICE strings select which device ----------------- */
 
-typedef struct names {
-  char name[256];
-  char platform[256];
-} names;
-
-/* Does `value` match device d (its name or its platform's name)? */
-static int matches(const names *all, int d, const char *value) {
-  return cls__names_device(all[d].name, all[d].platform, value);
+/* Does CLSTREAM_DEVICE=value name device d?  The library's own rule
+ * (clsDeviceMatchesName), so that the two cannot disagree. */
+static int matches(int d, const char *value) {
+  int match = 0;
+  return clsDeviceMatchesName(&match, d, value) == clsSuccess && match;
 }
 
-/* The device CLSTREAM_DEVICE=value selects: the first that matches. */
-static int selected_by(const names *all, int count, const char *value) {
+/* The device CLSTREAM_DEVICE=value selects: the first that it names. */
+static int selected_by(int count, const char *value) {
   for (int d = 0; d < count; ++d)
-    if (matches(all, d, value)) return d;
+    if (matches(d, value)) return d;
   return -1;
 }
 
+/* Whether s is all decimal digits (an index, never a name). */
+static int all_digits(const char *s) {
+  for (; *s; ++s)
+    if (!isdigit((unsigned char)*s)) return 0;
+  return 1;
+}
+
 /* Is device d the only one `value` matches? */
-static int matches_only(const names *all, int count, int d, const char *value) {
-  if (!matches(all, d, value)) return 0;
+static int matches_only(int count, int d, const char *value) {
+  if (!matches(d, value)) return 0;
   for (int o = 0; o < count; ++o)
-    if (o != d && matches(all, o, value)) return 0;
+    if (o != d && matches(o, value)) return 0;
   return 1;
 }
 
@@ -46,9 +50,9 @@ static int matches_only(const names *all, int count, int d, const char *value) {
  * platform's name, that matches device d and no other; failing that, the whole
  * name if it selects d.  Writes "" when no name selects d (then only the index
  * does). */
-static void name_selector(const names *all, int count, int d, char *out,
+static void name_selector(const clsDeviceProp *p, int count, int d, char *out,
                           size_t size) {
-  const char *sources[2] = {all[d].name, all[d].platform};
+  const char *sources[2] = {p->name, p->platformName};
   out[0] = '\0';
   for (int s = 0; s < 2; ++s) {
     const char *p = sources[s];
@@ -60,7 +64,7 @@ static void name_selector(const names *all, int count, int d, char *out,
         char word[256];
         memcpy(word, p, len);
         word[len] = '\0';
-        if (!cls__all_digits(word) && matches_only(all, count, d, word)) {
+        if (!all_digits(word) && matches_only(count, d, word)) {
           snprintf(out, size, "%s", word);
           return;
         }
@@ -68,9 +72,8 @@ static void name_selector(const names *all, int count, int d, char *out,
       p += len;
     }
   }
-  if (all[d].name[0] && !cls__all_digits(all[d].name) &&
-      selected_by(all, count, all[d].name) == d)
-    snprintf(out, size, "%s", all[d].name);
+  if (p->name[0] && !all_digits(p->name) && selected_by(count, p->name) == d)
+    snprintf(out, size, "%s", p->name);
 }
 
 /* ---- Kernels: what the device's compiler and launches do ----------------- */
@@ -164,17 +167,54 @@ static void print_bytes(const char *label, size_t bytes) {
     printf("  %-22s %.1f KiB\n", label, (double)bytes / (1u << 10));
 }
 
+/* The settings: with `all`, every one with its value, meaning and
+ * default; else the ones set, then the names of the others. */
+static void print_settings(int all) {
+  clsSetting st;
+  printf("%s\n", all ? "settings (CLSTREAM_* environment variables):"
+                     : "settings in force:");
+  int col = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int i = 0; clsGetSetting(&st, i) == clsSuccess; ++i) {
+      if (all && pass == 0)
+        printf("  %s\n    %s\n    value: %s%s%s\n    unset: %s\n", st.name,
+               st.meaning, st.value ? "\"" : "",
+               st.value ? st.value : "(unset)", st.value ? "\"" : "",
+               st.whenUnset);
+      else if (!all && pass == 0 && st.value)
+        printf("  %s=%s (%s)\n", st.name, st.value, st.meaning);
+      else if (!all && pass == 1 && !st.value) {
+        /* The unset ones, a few to a line. */
+        int len = (int)strlen(st.name);
+        if (col == 0)
+          col = printf("  unset (as by default): %s", st.name);
+        else if (col + 2 + len > 78)
+          col = printf(",\n    %s", st.name) - 2;
+        else
+          col += printf(", %s", st.name);
+      }
+    }
+  if (col) printf("\n");
+  (void)clsGetLastError(); /* the end of the list */
+}
+
 static void usage(FILE *f) {
-  fprintf(f,
-          "usage: clstream-info\n"
-          "Lists every device clstream sees (every device of every OpenCL\n"
-          "platform, GPUs first; on the CUDA build, the CUDA devices): what\n"
-          "it supports, whether clstream can use it, and the CLSTREAM_DEVICE\n"
-          "values that select it.\n");
+  fprintf(
+      f, "usage: clstream-info [--settings]\n"
+         "Lists the settings in force (CLSTREAM_* environment variables) and\n"
+         "every device clstream sees (every device of every OpenCL platform,\n"
+         "GPUs first; on the CUDA build, the CUDA devices): what it supports,\n"
+         "whether clstream can use it, and the CLSTREAM_DEVICE values that\n"
+         "select it.  --settings lists every setting, its meaning and its\n"
+         "default, and nothing else.\n");
 }
 
 int main(int argc, char **argv) {
   if (argc > 1) {
+    if (!strcmp(argv[1], "--settings") && argc == 2) {
+      print_settings(1);
+      return 0;
+    }
     int help = !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help");
     usage(help ? stdout : stderr);
     return help ? 0 : 2;
@@ -182,6 +222,7 @@ int main(int argc, char **argv) {
 
   printf("clstream %d.%d.%d\n", CLSTREAM_VERSION_MAJOR, CLSTREAM_VERSION_MINOR,
          CLSTREAM_VERSION_PATCH);
+  print_settings(0);
   int count = 0;
   clsError_t e = clsGetDeviceCount(&count);
   if (e != clsSuccess) {
@@ -192,10 +233,8 @@ int main(int argc, char **argv) {
 
   /* The default device: CLSTREAM_DEVICE's choice, asked before any
    * clsSetDevice changes this thread's device. */
-  const char *env = getenv("CLSTREAM_DEVICE");
   int def = -1;
   clsError_t def_err = clsGetDevice(&def);
-  if (env && *env) printf("CLSTREAM_DEVICE=%s\n", env);
   if (def_err == clsSuccess)
     printf("default device: %d\n", def);
   else
@@ -203,21 +242,14 @@ int main(int argc, char **argv) {
            clsGetErrorString(def_err));
   printf("%d device%s\n", count, count == 1 ? "" : "s");
 
-  names *all = calloc((size_t)count, sizeof *all);
   clsDeviceProp *props = calloc((size_t)count, sizeof *props);
   clsError_t *prop_err = calloc((size_t)count, sizeof *prop_err);
-  if (!all || !props || !prop_err) {
+  if (!props || !prop_err) {
     fprintf(stderr, "clstream-info: out of memory\n");
     return 1;
   }
-  for (int d = 0; d < count; ++d) {
+  for (int d = 0; d < count; ++d)
     prop_err[d] = clsGetDeviceProperties(&props[d], d);
-    if (prop_err[d] == clsSuccess) {
-      snprintf(all[d].name, sizeof all[d].name, "%s", props[d].name);
-      snprintf(all[d].platform, sizeof all[d].platform, "%s",
-               props[d].platformName);
-    }
-  }
 
   for (int d = 0; d < count; ++d) {
     clsDeviceProp *p = &props[d];
@@ -309,7 +341,7 @@ int main(int argc, char **argv) {
                                            : "");
 
     char word[256];
-    name_selector(all, count, d, word, sizeof word);
+    name_selector(p, count, d, word, sizeof word);
     if (word[0])
       printf("  %-22s %d or \"%s\"\n", "CLSTREAM_DEVICE:", d, word);
     else
@@ -318,7 +350,6 @@ int main(int argc, char **argv) {
   /* clsSetDevice above failed on purpose for unusable devices: leave no
    * stale last error behind. */
   (void)clsGetLastError();
-  free(all);
   free(props);
   free(prop_err);
   return 0;

@@ -9,8 +9,12 @@
  * (cudaLibraryLoadData), so no driver API call is needed.
  *
  * Files: device.c (enumeration, opening, device-wide synchronize),
- * stream.c (streams, host jobs), event.c, memory.c, module.c (NVRTC,
- * libraries and their lifetime, launches), error.c (the native-code map).
+ * stream.c (streams, host jobs), event.c, memory.c, hostmem.c, pool.c,
+ * attribute.c, module.c (NVRTC, libraries, launches), retired.c (released
+ * libraries until a device-wide synchronize lets them go), error.c (the
+ * native-code map).  Of the front, the backend uses only backend.h (its
+ * front services); backend.h names which of these files implements each
+ * of its sections.
  *
  * Lock order.  Every mutex of the backend is a leaf: none is taken while
  * another of them is held, none is held while waiting on the device, and
@@ -20,7 +24,7 @@
  *   mutex                         guards                     file
  *   cls__cuda_device.open_lock    opening the device, once   device.c
  *   cls__bmodule.lock             the module's function list module.c
- *   cls__retired_lock             released modules not yet   module.c
+ *   cls__retired_lock             released modules not yet   retired.c
  *                                 unloaded (all devices)
  *
  * Held across runtime calls: open_lock across cudaSetDevice and
@@ -42,7 +46,7 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
-#include "../internal.h"
+#include "../backend.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -101,17 +105,17 @@ struct cls__bmodule {
   cudaLibrary_t lib;
   pthread_mutex_t lock; /* guards fns */
   struct cls__bfunction *fns;
-  struct cls__bmodule *next_retired; /* module.c's retired list */
+  struct cls__bmodule *next_retired; /* retired.c's list */
 };
 
 /* Device `dev` (index checked by the front). */
 cls__cuda_device *cls__cuda_device_get(int dev);
 
-/* Module lifetime (module.c), for cls__b_device_sync: before its
+/* Module lifetime (retired.c), for cls__b_device_sync: before its
  * device-wide wait it takes the modules of `dev` released so far
  * (cls__cuda_retired_take); after the wait it hands them back with
- * idle = 1 if the wait succeeded, and module.c unloads them, or idle = 0,
- * and module.c keeps them for a later synchronization
+ * idle = 1 if the wait succeeded, and retired.c unloads them, or idle = 0,
+ * and retired.c keeps them for a later synchronization
  * (cls__cuda_retired_settle).  Neither call waits on the device. */
 struct cls__bmodule *cls__cuda_retired_take(int dev);
 void cls__cuda_retired_settle(struct cls__bmodule *taken, int idle);

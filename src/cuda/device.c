@@ -208,7 +208,7 @@ clsError_t cls__b_device_sync(int dev) {
   clsError_t e = cls__cuda_use(dev);
   if (e != clsSuccess) return e;
   /* Modules released before the wait may be unloaded once it succeeds
-   * (module.c owns them; see cls__cuda_retired_take). */
+   * (retired.c owns them; see cls__cuda_retired_take). */
   cls__bmodule *retired = cls__cuda_retired_take(dev);
   e = cls__cuda_rt(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   cls__cuda_retired_settle(retired, e == clsSuccess);

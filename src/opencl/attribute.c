@@ -4,7 +4,7 @@
  * does not offer on OpenCL (textures, surfaces, cooperative and cluster
  * launches, IPC, NUMA, ...) reads 0, which is what CUDA reports for a
  * feature a device lacks. */
-#include "ocl.h"
+#include "command.h"
 
 #include <limits.h>
 

@@ -1,10 +1,12 @@
-/* OpenCL backend: clsStreamWaitEvent (cls__b_stream_wait_event), and
- * the bridge that carries a wait across OpenCL contexts (a user event in
- * the waiting stream's context, completed by a worker once the source
- * event completes).  Owns no lock: it takes event.lock (event.c) to read
- * the event, then stream.lock and stream.last_lock (enqueue.c) to add
- * the waits. */
-#include "ocl.h"
+/* OpenCL backend: clsStreamWaitEvent (cls__b_stream_wait_token, called
+ * with a record's token), and the bridge that carries a wait across
+ * OpenCL contexts (a user event in the waiting stream's context,
+ * completed by a worker once the source event completes).  Owns no lock:
+ * the token needs none (what it stands for never changes), and it takes
+ * stream.lock, then stream.last_lock (enqueue.c's), to add the waits;
+ * device.busy_lock is taken inside stream.lock by the legacy gather and
+ * after both are dropped to list the stream busy (enqueue.c). */
+#include "command.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* OpenCL backend: device flags (the schedule flag decides how the
  * library's waits for a device behave) and the profiler switches. */
-#include "ocl.h"
+#include "threads.h"
 
 #include <sched.h>
 

@@ -1,7 +1,7 @@
-/* OpenCL backend: device enumeration, contexts and queues, opening a
- * device (its start-up timestamp check is facts.c's), device properties,
- * and the one map from cl_int to clsError_t. */
-#include "ocl.h"
+/* OpenCL backend: device enumeration (the platforms, the device table
+ * and what each device is, read once by cls__b_init) and device
+ * properties.  Opening a device is open.c's. */
+#include "driver.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -18,106 +18,6 @@ cls__ocl_device *cls__ocl_device_get(int dev) { return &cls__devs[dev]; }
 
 int cls__b_shares_memory(int a, int b) {
   return a == b || cls__devs[a].ctx == cls__devs[b].ctx;
-}
-
-/* ---- cl_int -> clsError_t: the one place ------------------------------ */
-
-static const char *cls__cl_name(cl_int e) {
-  switch (e) {
-// clang-format off
-#define N(x)                                                                \
-  case x:                                                                   \
-    return #x;
-    N(CL_DEVICE_NOT_FOUND) N(CL_DEVICE_NOT_AVAILABLE)
-    N(CL_COMPILER_NOT_AVAILABLE) N(CL_MEM_OBJECT_ALLOCATION_FAILURE)
-    N(CL_OUT_OF_RESOURCES) N(CL_OUT_OF_HOST_MEMORY)
-    N(CL_PROFILING_INFO_NOT_AVAILABLE) N(CL_BUILD_PROGRAM_FAILURE)
-    N(CL_MISALIGNED_SUB_BUFFER_OFFSET)
-    N(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
-    N(CL_COMPILE_PROGRAM_FAILURE) N(CL_LINK_PROGRAM_FAILURE)
-    N(CL_DEVICE_PARTITION_FAILED) N(CL_INVALID_VALUE)
-    N(CL_INVALID_DEVICE_TYPE) N(CL_INVALID_PLATFORM) N(CL_INVALID_DEVICE)
-    N(CL_INVALID_CONTEXT) N(CL_INVALID_QUEUE_PROPERTIES)
-    N(CL_INVALID_COMMAND_QUEUE) N(CL_INVALID_HOST_PTR)
-    N(CL_INVALID_MEM_OBJECT) N(CL_INVALID_BINARY)
-    N(CL_INVALID_BUILD_OPTIONS) N(CL_INVALID_PROGRAM)
-    N(CL_INVALID_PROGRAM_EXECUTABLE) N(CL_INVALID_KERNEL_NAME)
-    N(CL_INVALID_KERNEL_DEFINITION) N(CL_INVALID_KERNEL)
-    N(CL_INVALID_ARG_INDEX) N(CL_INVALID_ARG_VALUE) N(CL_INVALID_ARG_SIZE)
-    N(CL_INVALID_KERNEL_ARGS) N(CL_INVALID_WORK_DIMENSION)
-    N(CL_INVALID_WORK_GROUP_SIZE) N(CL_INVALID_WORK_ITEM_SIZE)
-    N(CL_INVALID_GLOBAL_OFFSET) N(CL_INVALID_EVENT_WAIT_LIST)
-    N(CL_INVALID_EVENT) N(CL_INVALID_OPERATION)
-    N(CL_INVALID_BUFFER_SIZE) N(CL_INVALID_GLOBAL_WORK_SIZE)
-    N(CL_INVALID_PROPERTY) N(CL_INVALID_COMPILER_OPTIONS)
-    N(CL_INVALID_DEVICE_PARTITION_COUNT)
-#undef N
-        // clang-format on
-        default : return "an OpenCL error";
-  }
-}
-
-clsError_t cls__ocl_code(cl_int err) {
-  clsError_t e;
-  switch (err) {
-  case CL_SUCCESS:
-    return clsSuccess;
-  case CL_OUT_OF_HOST_MEMORY:
-  case CL_MEM_OBJECT_ALLOCATION_FAILURE:
-  case CL_INVALID_BUFFER_SIZE:
-    e = clsErrorMemoryAllocation;
-    break;
-  case CL_OUT_OF_RESOURCES:
-    e = clsErrorLaunchOutOfResources;
-    break;
-  case CL_INVALID_WORK_GROUP_SIZE:
-  case CL_INVALID_WORK_ITEM_SIZE:
-  case CL_INVALID_GLOBAL_WORK_SIZE:
-  case CL_INVALID_WORK_DIMENSION:
-    e = clsErrorInvalidConfiguration;
-    break;
-  case CL_BUILD_PROGRAM_FAILURE:
-  case CL_COMPILE_PROGRAM_FAILURE:
-  case CL_LINK_PROGRAM_FAILURE:
-    e = clsErrorInvalidSource;
-    break;
-  case CL_INVALID_KERNEL_NAME:
-    e = clsErrorSymbolNotFound;
-    break;
-  case CL_INVALID_VALUE:
-  case CL_INVALID_BUILD_OPTIONS:
-  case CL_INVALID_COMPILER_OPTIONS:
-  case CL_INVALID_LINKER_OPTIONS:
-  case CL_INVALID_ARG_VALUE:
-  case CL_INVALID_ARG_SIZE:
-  case CL_INVALID_ARG_INDEX:
-  case CL_INVALID_KERNEL_ARGS:
-    e = clsErrorInvalidValue;
-    break;
-  case CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST:
-    e = clsErrorLaunchFailure;
-    break;
-  case CL_DEVICE_NOT_AVAILABLE:
-  case CL_DEVICE_NOT_FOUND:
-  case CL_INVALID_DEVICE:
-    e = clsErrorInvalidDevice;
-    break;
-  case CL_COMPILER_NOT_AVAILABLE:
-  case CL_INVALID_OPERATION:
-  case CL_INVALID_QUEUE_PROPERTIES:
-    e = clsErrorNotSupported;
-    break;
-  default:
-    e = err < 0 ? clsErrorUnknown : clsErrorLaunchFailure;
-    break;
-  }
-  return e;
-}
-
-clsError_t cls__ocl_error(cl_int err, const char *what) {
-  if (err == CL_SUCCESS) return clsSuccess;
-  return cls__reason(cls__ocl_code(err), "%s failed with %s (%d)", what,
-                     cls__cl_name(err), (int)err);
 }
 
 /* ---- Enumeration ------------------------------------------------------ */
@@ -224,7 +124,7 @@ static void cls__describe(cls__ocl_device *d) {
  * on a single CPU several devices to test cross-device rules with. */
 static cl_uint cls__split(cl_platform_id plat, cl_device_id root,
                           cl_device_id *out, cl_uint max) {
-  const char *v = getenv("CLSTREAM_SPLIT_DEVICES");
+  const char *v = cls__setting(CLS__SET_SPLIT_DEVICES);
   int parts = v ? atoi(v) : 0;
   if (parts < 2 || !cls__facts_can_split(plat, root)) return 0;
   cl_uint cu = 0;
@@ -316,88 +216,6 @@ clsError_t cls__b_init(void) {
 }
 
 int cls__b_device_count(void) { return cls__ndevs; }
-
-/* ---- Opening a device ------------------------------------------------- */
-
-cl_command_queue cls__ocl_queue(cls__ocl_device *d, int profiling, int high,
-                                cl_int *err, const char **what) {
-  if (d->facts.version < 20) {
-    *what = "clCreateCommandQueue";
-    return clCreateCommandQueue(d->ctx, d->id,
-                                profiling ? CL_QUEUE_PROFILING_ENABLE : 0, err);
-  }
-  cl_queue_properties props[5] = {
-      CL_QUEUE_PROPERTIES, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, 0, 0, 0};
-  if (d->priority_hints && high) {
-    props[2] = CL_QUEUE_PRIORITY_KHR;
-    props[3] = CL_QUEUE_PRIORITY_HIGH_KHR;
-  }
-  *what = "clCreateCommandQueueWithProperties";
-  return clCreateCommandQueueWithProperties(d->ctx, d->id, props, err);
-}
-
-cl_ulong cls__ocl_host_stamp(const cls__ocl_device *d) {
-  struct timespec t;
-  clock_gettime((clockid_t)(d->facts.host_clock - 1), &t);
-  return (cl_ulong)t.tv_sec * 1000000000u + (cl_ulong)t.tv_nsec;
-}
-
-static clsError_t cls__open(cls__ocl_device *d) {
-  if (d->facts.version < 12)
-    return cls__reason(clsErrorNotSupported,
-                       "device %d (%s) supports OpenCL %d.%d; clstream needs "
-                       "1.2 or later",
-                       d->index, d->name, d->facts.version / 10,
-                       d->facts.version % 10);
-  cls__ocl_platform *pl = d->plat;
-  cl_int err = CL_SUCCESS;
-  /* CLSTREAM_CONTEXT_PER_DEVICE=1 gives each device a context of its own,
-   * as devices of two platforms have, so that CI on one platform runs the
-   * paths between contexts (bridged waits, staged copies). */
-  const char *own = getenv("CLSTREAM_CONTEXT_PER_DEVICE");
-  if (own && strcmp(own, "1") == 0) {
-    d->ctx = clCreateContext(NULL, 1, &d->id, NULL, NULL, &err);
-  } else {
-    pthread_mutex_lock(&pl->lock);
-    if (!pl->ctx) {
-      cl_context_properties props[] = {CL_CONTEXT_PLATFORM,
-                                       (cl_context_properties)pl->id, 0};
-      pl->ctx =
-          clCreateContext(props, pl->ndevices, pl->devices, NULL, NULL, &err);
-    }
-    d->ctx = pl->ctx;
-    pthread_mutex_unlock(&pl->lock);
-  }
-  if (err != CL_SUCCESS) return cls__ocl_error(err, "clCreateContext");
-  clsError_t e = cls__ocl_alloc(d, 64, &d->scratch);
-  if (e != clsSuccess) return e;
-  const char *what;
-  d->mapq = cls__ocl_queue(d, 0, 0, &err, &what);
-  if (err != CL_SUCCESS) return cls__ocl_error(err, what);
-  cls__facts_open(d); /* the start-up timestamp check (facts.c) */
-  return clsSuccess;
-}
-
-clsError_t cls__b_device_open(int dev) {
-  cls__ocl_device *d = &cls__devs[dev];
-  int state = atomic_load_explicit(&d->opened, memory_order_acquire);
-  if (CLS__LIKELY(state == 1)) return clsSuccess;
-  pthread_mutex_lock(&d->open_lock);
-  state = atomic_load_explicit(&d->opened, memory_order_relaxed);
-  if (state == 0) {
-    d->open_err = cls__open(d);
-    state = d->open_err == clsSuccess ? 1 : -1;
-    atomic_store_explicit(&d->opened, state, memory_order_release);
-  }
-  pthread_mutex_unlock(&d->open_lock);
-  if (state == 1) return clsSuccess;
-  if (d->open_err == clsErrorNotSupported)
-    return cls__reason(clsErrorNotSupported,
-                       "device %d (%s) cannot be used (OpenCL %d.%d)", d->index,
-                       d->name, d->facts.version / 10, d->facts.version % 10);
-  return cls__reason(d->open_err, "device %d (%s) could not be opened",
-                     d->index, d->name);
-}
 
 clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   cls__ocl_device *d = &cls__devs[dev];

@@ -1,10 +1,11 @@
 /* OpenCL backend: device-wide synchronization (clsDeviceSynchronize, and
  * the wait clsFree makes): waits for every stream's pending work, live or
- * destroyed; the same gather names that work for a module's unload
- * (module.c).  Owns no lock: it takes device.streams_lock, stream.last_lock
- * and device.busy_lock (stream.c, enqueue.c) only to gather, and waits
- * with none held. */
-#include "ocl.h"
+ * destroyed, as enqueue.c's cls__ocl_gather_device names it, then lets
+ * enqueue.c drop the orphans that are over (cls__ocl_orphans_settle).
+ * Owns and takes no lock itself: those two calls take
+ * device.streams_lock, stream.last_lock and device.busy_lock, one at a
+ * time, and it waits with none held. */
+#include "command.h"
 
 #include <stdlib.h>
 
@@ -29,22 +30,6 @@ clsError_t cls__b_free_wait(int dev) {
   return cls__device_wait_all(d);
 }
 
-void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b) {
-  pthread_mutex_lock(&d->streams_lock);
-  for (cls__bstream *s = d->streams; s; s = s->next) {
-    cls__lock_take(&s->last_lock);
-    cls__ocl_gather_stream(s, b);
-    cls__lock_give(&s->last_lock);
-  }
-  pthread_mutex_unlock(&d->streams_lock);
-  pthread_mutex_lock(&d->busy_lock);
-  for (unsigned i = 0; i < d->norphans; ++i) {
-    clRetainEvent(d->orphans[i].ev);
-    cls__ocl_batch_push(b, d->orphans[i].ev);
-  }
-  pthread_mutex_unlock(&d->busy_lock);
-}
-
 /* Waits for the pending work of every stream of d, live or destroyed:
  * newest commands and waits that no command has consumed yet. */
 static clsError_t cls__device_wait_all(cls__ocl_device *d) {
@@ -54,16 +39,8 @@ static clsError_t cls__device_wait_all(cls__ocl_device *d) {
   /* Every lock is dropped: what the gathers set aside (cls__ocl_batch)
    * is waited for here too. */
   clsError_t e = cls__ocl_batch_wait(&b);
-  /* Completed orphans are dropped. */
-  pthread_mutex_lock(&d->busy_lock);
-  for (unsigned i = 0; i < d->norphans;) {
-    if (cls__ocl_status(d->orphans[i].ev) <= CL_COMPLETE) {
-      clReleaseEvent(d->orphans[i].ev);
-      d->orphans[i] = d->orphans[--d->norphans];
-    } else {
-      ++i;
-    }
-  }
-  pthread_mutex_unlock(&d->busy_lock);
+  /* Orphans that are over, failed ones included (the wait reported
+   * them), leave the list. */
+  cls__ocl_orphans_settle(d);
   return e;
 }

@@ -4,127 +4,59 @@
  * device's busy list of blocking streams and its orphans), naming a
  * stream's position (cls__ocl_position) and the stream's newest-command
  * fields.  Owns stream.lock while a command is enqueued, stream.last_lock
- * (newest command, unnamed count, waits) and device.busy_lock (the busy
- * list and orphans; stream.c reserves and drops busy slots, devsync.c
- * reads the orphans).  It also owns the batch (cls__ocl_batch): what a
- * gather cannot wait for under these locks it sets aside, to be waited
- * for once they are dropped. */
-#include "ocl.h"
+ * (newest command, unnamed count, waits) and device.busy_lock: it is the
+ * one writer of the busy list and of the orphans (the pending work of
+ * destroyed streams), under one rule (cls__orphan_stays).  What a gather
+ * cannot wait for under these locks it sets aside in the batch
+ * (batch.c), to be waited for once they are dropped. */
+#include "enqueue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- Small helpers ---------------------------------------------------- */
+/* ---- The busy list and the orphans ------------------------------------ */
 
-int cls__ocl_grow(void **arr, unsigned *cap, unsigned need, size_t elem) {
-  if (need <= *cap) return 1;
-  unsigned c = *cap ? *cap * 2 : 8;
-  while (c < need) c *= 2;
-  void *p = realloc(*arr, c * elem);
-  if (!p) return 0;
-  *arr = p;
-  *cap = c;
+/* This file is the one writer of the device's busy list (busy, nbusy,
+ * capbusy, nblocking, busy_any) and of its orphans (orphans, norphans,
+ * caporphans), all under device.busy_lock. */
+
+/* The one rule for the orphan list, the pending work of destroyed
+ * streams (their newest commands and the waits no command consumed): a
+ * command of status st joins it unless it is complete, and leaves it
+ * once it is complete, or once it failed and a device synchronization
+ * waited for it (`synced`), which reported the failure.  Until then a
+ * failed orphan stays, for clsDeviceSynchronize to report. */
+static int cls__orphan_stays(cl_int st, int synced) {
+  return st > CL_COMPLETE || (st < 0 && !synced);
+}
+
+/* Keeps ev (retained; the caller's reference moves) visible to legacy
+ * work and device synchronization after its stream is gone.  Under
+ * d->busy_lock.  Out of host memory it returns 0 and the caller keeps
+ * its reference: it never waits here, holding the lock
+ * (cls__ocl_orphan_stream reserves room first, or waits with no lock). */
+static int cls__orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
+  CLS__ASSERT_MUTEX_HELD(&d->busy_lock);
+  if (!cls__ocl_grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
+                     sizeof *d->orphans))
+    return 0;
+  d->orphans[d->norphans].ev = ev;
+  d->orphans[d->norphans].blocking = blocking;
+  d->norphans++;
+  atomic_store_explicit(&d->busy_any, 1, memory_order_release);
   return 1;
 }
 
-/* Empties b's list, keeping what it set aside. */
-static void cls__batch_reset(cls__ocl_batch *b) {
-  b->list = b->small;
-  b->cap = sizeof b->small / sizeof b->small[0];
-  b->n = 0;
+int cls__ocl_busy_reserve(cls__ocl_device *d) {
+  /* Room in the busy list for every blocking stream, so that listing one
+   * later (while enqueueing) cannot fail. */
+  pthread_mutex_lock(&d->busy_lock);
+  int ok = cls__ocl_grow((void **)&d->busy, &d->capbusy, d->nblocking + 1,
+                         sizeof *d->busy);
+  if (ok) d->nblocking++;
+  pthread_mutex_unlock(&d->busy_lock);
+  return ok;
 }
-
-void cls__ocl_batch_init(cls__ocl_batch *b) {
-  cls__batch_reset(b);
-  b->nstall_q = b->nfinished = b->nstall_ev = 0;
-}
-
-/* Adds ev to b; `owned`: b holds a reference to release.  Out of host
- * memory, ev is set aside (retained) for cls__ocl_batch_unstall, which
- * waits for it once the caller has dropped its locks.  Only with no room
- * left for that either is ev waited for here, locks held (the last
- * resort named in the lock table). */
-static void cls__batch_add(cls__ocl_batch *b, cl_event ev, int owned) {
-  if (CLS__UNLIKELY(!b->list)) cls__batch_reset(b); /* cls__begin's empty */
-  if (b->n == b->cap) {
-    cl_uint cap = b->cap * 2;
-    cl_event *l = malloc(cap * sizeof *l);
-    if (!l) {
-      if (b->nstall_ev < CLS__STALL_MAX) {
-        if (!owned) clRetainEvent(ev);
-        b->stall_ev[b->nstall_ev++] = ev;
-        return;
-      }
-      clWaitForEvents(1, &ev);
-      if (owned) clReleaseEvent(ev);
-      return;
-    }
-    memcpy(l, b->list, b->n * sizeof *l);
-    if (b->list != b->small) free(b->list);
-    b->list = l;
-    b->cap = cap;
-  }
-  b->list[b->n++] = ev;
-}
-
-/* Adds ev (retained by the caller) to b. */
-void cls__ocl_batch_push(cls__ocl_batch *b, cl_event ev) {
-  cls__batch_add(b, ev, 1);
-}
-
-/* Sets queue q aside in b, to be finished once the caller has dropped
- * its locks (a queue already set aside is skipped: it is or will be
- * finished).  Only with no room left is q finished here, locks held (the
- * last resort named in the lock table). */
-static void cls__batch_stall_queue(cls__ocl_batch *b, cl_command_queue q) {
-  for (unsigned i = 0; i < b->nstall_q; ++i)
-    if (b->stall_q[i] == q) return;
-  if (b->nstall_q < CLS__STALL_MAX) {
-    clRetainCommandQueue(q);
-    b->stall_q[b->nstall_q++] = q;
-    return;
-  }
-  clFinish(q);
-}
-
-clsError_t cls__ocl_batch_unstall(cls__ocl_batch *b) {
-  clsError_t e = clsSuccess;
-  for (; b->nfinished < b->nstall_q; ++b->nfinished)
-    clFinish(b->stall_q[b->nfinished]);
-  for (unsigned i = 0; i < b->nstall_ev; ++i) {
-    clsError_t r = cls__ocl_wait(b->stall_ev[i], 0);
-    if (e == clsSuccess) e = r;
-    clReleaseEvent(b->stall_ev[i]);
-  }
-  b->nstall_ev = 0;
-  return e;
-}
-
-void cls__ocl_batch_forget(cls__ocl_batch *b) {
-  for (unsigned i = 0; i < b->nstall_q; ++i)
-    clReleaseCommandQueue(b->stall_q[i]);
-  b->nstall_q = b->nfinished = 0;
-}
-
-void cls__ocl_batch_release(cls__ocl_batch *b) {
-  for (cl_uint i = 0; i < b->n; ++i) clReleaseEvent(b->list[i]);
-  if (b->list != b->small) free(b->list);
-  cls__batch_reset(b);
-}
-
-clsError_t cls__ocl_batch_wait(cls__ocl_batch *b) {
-  clsError_t e = cls__ocl_batch_unstall(b);
-  for (cl_uint i = 0; i < b->n; ++i) {
-    clsError_t r = cls__ocl_wait(b->list[i], 0);
-    if (e == clsSuccess) e = r;
-    clReleaseEvent(b->list[i]);
-  }
-  if (b->list != b->small) free(b->list);
-  cls__ocl_batch_forget(b);
-  return e;
-}
-
-/* ---- The enqueue bracket ---------------------------------------------- */
 
 /* Lists s (whose in_busy the caller just set) in its device's busy list,
  * which has room for every blocking stream (cls__stream_new). */
@@ -136,21 +68,73 @@ void cls__ocl_busy_add(cls__bstream *s) {
   pthread_mutex_unlock(&d->busy_lock);
 }
 
-/* Keeps ev (retained; the caller's reference moves) visible to legacy
- * work and device synchronization after its stream is gone.  Under
- * d->busy_lock.  Out of host memory it returns 0 and the caller keeps
- * its reference: it no longer waits here, holding the lock
- * (cls__b_stream_destroy reserves room first, or waits with no lock). */
-int cls__ocl_orphan_add(cls__ocl_device *d, cl_event ev, int blocking) {
-  if (!cls__ocl_grow((void **)&d->orphans, &d->caporphans, d->norphans + 1,
-                     sizeof *d->orphans))
-    return 0;
-  d->orphans[d->norphans].ev = ev;
-  d->orphans[d->norphans].blocking = blocking;
-  d->norphans++;
-  atomic_store_explicit(&d->busy_any, 1, memory_order_release);
-  return 1;
+void cls__ocl_orphan_stream(cls__bstream *s) {
+  cls__ocl_device *d = s->dev;
+  /* The stream's pending work stays visible to the legacy stream and to
+   * device synchronization as orphans.  Room for them is made first: out
+   * of host memory (or with the position unnamed: not even a barrier
+   * could be enqueued), the work is waited for instead, with no lock
+   * held, rather than under busy_lock.  Nobody enqueues
+   * on a stream being destroyed, so its waits and newest command hold
+   * still meanwhile. */
+  cls__lock_take(&s->last_lock);
+  cls__ocl_position(s);
+  int unnamed = s->last.unnamed != 0;
+  cls__lock_give(&s->last_lock);
+  pthread_mutex_lock(&d->busy_lock);
+  if (unnamed ||
+      !cls__ocl_grow((void **)&d->orphans, &d->caporphans,
+                     d->norphans + s->nwaits + 1, sizeof *d->orphans)) {
+    pthread_mutex_unlock(&d->busy_lock);
+    clFinish(s->q);
+    for (unsigned i = 0; i < s->nwaits; ++i) clWaitForEvents(1, &s->waits[i]);
+    pthread_mutex_lock(&d->busy_lock);
+  }
+  /* Waits that no command consumed are pending work of the stream too:
+   * the legacy stream and device synchronization still wait for them.
+   * Failed work stays until clsDeviceSynchronize has reported it (but for
+   * failed work that found no room above: it is dropped). */
+  for (unsigned i = 0; i < s->nwaits; ++i) {
+    cl_event w = s->waits[i];
+    if (!cls__orphan_stays(cls__ocl_status(w), 0) ||
+        !cls__orphan_add(d, w, s->blocking))
+      clReleaseEvent(w);
+  }
+  free(s->waits);
+  for (unsigned i = 0; i < d->nbusy; ++i)
+    if (d->busy[i] == s) {
+      d->busy[i] = d->busy[--d->nbusy];
+      break;
+    }
+  if (s->blocking) d->nblocking--;
+  /* The orphan list takes a driver reference of its own (the stream may
+   * hold last.ev through a record's token, which its caller releases). */
+  cl_event last = s->last.ev;
+  if (last && s->last_tok) clRetainEvent(last);
+  if (last) {
+    cls__lock_take(&s->last_lock); /* busy_lock -> last_lock: in order */
+    cl_int st = cls__last_status(s);
+    cls__lock_give(&s->last_lock);
+    if (!cls__orphan_stays(st, 0) || !cls__orphan_add(d, last, s->blocking))
+      clReleaseEvent(last);
+  }
+  pthread_mutex_unlock(&d->busy_lock);
 }
+
+void cls__ocl_orphans_settle(cls__ocl_device *d) {
+  pthread_mutex_lock(&d->busy_lock);
+  for (unsigned i = 0; i < d->norphans;) {
+    if (!cls__orphan_stays(cls__ocl_status(d->orphans[i].ev), 1)) {
+      clReleaseEvent(d->orphans[i].ev);
+      d->orphans[i] = d->orphans[--d->norphans];
+    } else {
+      ++i;
+    }
+  }
+  pthread_mutex_unlock(&d->busy_lock);
+}
+
+/* ---- Gathers --------------------------------------------------------- */
 
 /* Folds execution status st into *worst: a failure beats "not yet"
  * (> 0), which beats CL_COMPLETE. */
@@ -166,6 +150,7 @@ static void cls__fold_status(cl_int *worst, cl_int st) {
  * whether it was enqueued before or after the failure happened.  Under
  * t->last_lock. */
 cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&t->last_lock);
   cl_int worst = CL_COMPLETE;
   cls__ocl_position(t);
   if (CLS__UNLIKELY(t->last.unnamed)) {
@@ -174,7 +159,7 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
      * under the locks: b sets it aside for cls__ocl_batch_unstall, once
      * the caller has dropped them.  Not known done either way (t stays
      * in the busy list until a gather names its position). */
-    if (b) cls__batch_stall_queue(b, t->q);
+    if (b) cls__ocl_batch_stall_queue(b, t->q);
     cls__fold_status(&worst, CL_SUBMITTED);
   }
   /* Only read here: cls__last_status is what learns completion. */
@@ -193,6 +178,7 @@ cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
 }
 
 cl_int cls__ocl_waits_status(cls__bstream *t, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&t->last_lock);
   cl_int worst = CL_COMPLETE;
   for (unsigned w = 0; w < t->nwaits; ++w) {
     cl_int st = cls__ocl_status(t->waits[w]);
@@ -238,9 +224,8 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   }
   for (unsigned i = 0; i < d->norphans;) {
     struct cls__ocl_orphan *o = &d->orphans[i];
-    /* A failed orphan stays until clsDeviceSynchronize reports it. */
     cl_int st = cls__ocl_status(o->ev);
-    if (st != CL_COMPLETE) {
+    if (cls__orphan_stays(st, 0)) {
       if (o->blocking) {
         if (b) {
           clRetainEvent(o->ev);
@@ -259,6 +244,8 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
   pthread_mutex_unlock(&d->busy_lock);
   return worst;
 }
+
+/* ---- The enqueue bracket ---------------------------------------------- */
 
 /* Adds to b the legacy stream's pending work. */
 static void cls__gather_legacy(cls__ocl_device *d, cls__ocl_batch *b) {
@@ -281,12 +268,12 @@ static void cls__begin_held(cls__bstream *s, cls__ocl_batch *b, int gather) {
   cls__ocl_batch_none(b);
   for (int round = 0;; ++round) {
     if (round) cls__lock_take(&s->lock);
-    cls__batch_reset(b);
+    cls__ocl_batch_reset(b);
     /* Borrowed: cls__ocl_end releases them as consumed.  Gathering again,
      * those complete now are left out, so that each round gets further. */
     for (unsigned i = 0; i < s->nwaits; ++i)
       if (!round || cls__ocl_status(s->waits[i]) != CL_COMPLETE)
-        cls__batch_add(b, s->waits[i], 0);
+        cls__ocl_batch_add(b, s->waits[i], 0);
     b->npending = b->n;
     if (!gather)
       ;
@@ -313,6 +300,7 @@ static void cls__begin_held(cls__bstream *s, cls__ocl_batch *b, int gather) {
 }
 
 void cls__ocl_begin_held(cls__bstream *s, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__begin_held(s, b, 1);
 }
 
@@ -337,9 +325,10 @@ void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
  * then covers it too) or after it (and t->last.unnamed counts it again).  On
  * NVIDIA's driver a barrier with an event costs 0.8 us where a marker
  * costs 7.1 us and asking each command for its event 7.1 us more
- * (DRIVER-COSTS.md); a barrier's timestamps are not kept (END reads 0
+ * (docs/drivers.md); a barrier's timestamps are not kept (END reads 0
  * there), so a timed record never stands on one. */
 void cls__ocl_position(cls__bstream *t) {
+  CLS__ASSERT_HELD(&t->last_lock);
   if (CLS__LIKELY(!t->last.unnamed)) return;
   cl_event ev = NULL;
   cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
@@ -380,21 +369,23 @@ static inline void cls__end_release(cls__bstream *s, cls__ocl_batch *b) {
   cls__lock_give(&s->lock);
 }
 
-/* Work enqueued without a later clstream call must still start (DESIGN:
- * "flush a queue after enqueueing anything that another queue or the host
- * will wait on").  A command that has an event is flushed at once; one
+/* Work enqueued without a later clstream call must still start, so a
+ * queue is flushed after anything another queue or the host will wait
+ * on.  A command that has an event is flushed at once; one
  * without is flushed at once where the driver may otherwise leave it
  * unstarted (facts.flush_to_start), and on drivers measured to start work
  * without a flush (NVIDIA's, PoCL) when its position is named
  * (cls__ocl_position), which every wait on it does first; on NVIDIA's,
  * which submits at enqueue, not even then (facts.flush_waited). */
 void cls__ocl_end_unnamed_slow(cls__bstream *s, cls__ocl_batch *b) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__end_ok(s, b, NULL, NULL);
   if (s->dev->facts.flush_to_start) cls__ocl_flush(s->q);
   cls__end_release(s, b);
 }
 
 void cls__ocl_end_cmd(cls__bstream *s, cls__ocl_batch *b, int ok, cl_event ev) {
+  CLS__ASSERT_HELD(&s->lock);
   if (ok && !ev)
     cls__ocl_end_unnamed(s, b);
   else
@@ -412,6 +403,7 @@ static void cls__end_named(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
 }
 
 void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  CLS__ASSERT_HELD(&s->lock);
   if (ev)
     cls__end_named(s, b, ev, NULL);
   else
@@ -420,11 +412,29 @@ void cls__ocl_end(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
 
 void cls__ocl_end_record(cls__bstream *s, cls__ocl_batch *b, cl_event ev,
                          cls__btoken *t) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__end_named(s, b, ev, t);
 }
 
 void cls__ocl_end_unflushed(cls__bstream *s, cls__ocl_batch *b, cl_event ev) {
+  CLS__ASSERT_HELD(&s->lock);
   cls__end_ok(s, b, ev, NULL);
   if (CLS__UNLIKELY(cls__trace_on)) cls__trace_command(s, ev, b);
   cls__end_release(s, b);
+}
+
+void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b) {
+  pthread_mutex_lock(&d->streams_lock);
+  for (cls__bstream *s = d->streams; s; s = s->next) {
+    cls__lock_take(&s->last_lock);
+    cls__ocl_gather_stream(s, b);
+    cls__lock_give(&s->last_lock);
+  }
+  pthread_mutex_unlock(&d->streams_lock);
+  pthread_mutex_lock(&d->busy_lock);
+  for (unsigned i = 0; i < d->norphans; ++i) {
+    clRetainEvent(d->orphans[i].ev);
+    cls__ocl_batch_push(b, d->orphans[i].ev);
+  }
+  pthread_mutex_unlock(&d->busy_lock);
 }

@@ -4,7 +4,7 @@
  * record time, or of the stream's newest command where that stands for
  * the record.  The front owns the event's state (src/event.c); tokens
  * live in position.c. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 
@@ -87,7 +87,7 @@ clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
     return *out ? clsSuccess : clsErrorMemoryAllocation;
   }
   if (idle && s->dev->facts.host_clock && !cls__trace_on) {
-    /* The device's profiling clock is a host clock (device.c): a timed
+    /* The device's profiling clock is a host clock (open.c): a timed
      * record on an idle stream is complete now, at the host's reading,
      * taken while the stream is held so that no later command precedes
      * it.  (Not while tracing: the trace draws records as the markers.) */

@@ -28,11 +28,11 @@
  * - flush_runs: clFlush executes the queued commands on the calling
  *   thread and, reaching one whose wait list is incomplete, waits for it
  *   (Oclgrind 21.10).  A flush must then never be made by a thread that
- *   would later complete what the command waits for (stream.c defers it).
+ *   would later complete what the command waits for (hostjob.c defers it).
  * - host_inline: host jobs (clsLaunchHostFunc, clsStreamAddCallback, host
  *   copies and fills) run on the calling thread, at enqueue, once the
  *   stream's earlier work is done, and the call returns after the job has
- *   run (stream.c, cls__host_inline).  Where flush_runs holds: there a
+ *   run (hostjob.c, cls__host_inline).  Where flush_runs holds: there a
  *   host function's usual gate (a command waiting for a user event that a
  *   worker thread sets once the function returns) can never be flushed,
  *   since the flush waits for the gate on the caller's thread, and a
@@ -43,11 +43,11 @@
  * - flush_together: the commands of one clFlush complete together
  *   (rusticl in Mesa 22.3), so a command that waits for a user event holds
  *   back the completion of every command flushed with it; the marker that
- *   starts a host function is flushed on its own (stream.c).
+ *   starts a host function is flushed on its own (hostjob.c).
  * - flush_to_start: an unflushed command may never start, so the command
  *   path flushes after every command.  NVIDIA's driver (580) and PoCL (3.1
  *   and 5.0) were measured to start unflushed work on their own
- *   (DRIVER-COSTS.md); every other driver is assumed not to.
+ *   (docs/drivers.md); every other driver is assumed not to.
  * - flush_waited: a command that the host or another queue will wait
  *   for (one with an event: a record's marker, a copy someone waits for;
  *   a position named for a wait) is flushed at once, so that it has
@@ -62,8 +62,8 @@
  *   CLSTREAM_FLUSH_WAITED=0 or 1 forces it off or on elsewhere, so that
  *   CI on PoCL runs NVIDIA's path too.
  * - command_events: launches, copies and fills ask the driver for their
- *   events (cls__ocl_event_slot, ocl.h: the command path of module.c and
- *   memory.c).  Not on NVIDIA's driver, where asking costs more than the
+ *   events (cls__ocl_event_slot, enqueue.h: the command path of launch.c
+ *   and copy.c).  Not on NVIDIA's driver, where asking costs more than the
  *   command (+7.1 us on a 4.9 us launch) while naming a stream's position
  *   later with a barrier costs 0.8 us (and a failed kernel loses the whole
  *   context there, so no failure hides behind a missing event); on every
@@ -79,9 +79,9 @@
  *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
  *   the event-less path too.
  * - no_timestamps: decided when the device is opened, by the start-up
- *   timestamp check below (cls__facts_open): a 4 MiB fill that takes no
- *   time, or a profiling resolution of 0 (rusticl: timestamps of 2 or 3),
- *   means the device cannot time work, and clsEventElapsedTime returns
+ *   timestamp check (open.c measures, cls__facts_open decides): a 4 MiB fill
+ * that takes no time, or a profiling resolution of 0 (rusticl: timestamps of 2
+ * or 3), means the device cannot time work, and clsEventElapsedTime returns
  *   clsErrorNotSupported rather than 0.000 ms for real work.
  * - markers_after_work, markers_after_gate, timing_fallback (kept in the
  *   device beside its facts): decided by the same check, whether markers
@@ -98,8 +98,12 @@
  *   nothing (event.c).  CLSTREAM_HOST_CLOCK=0 turns it off.  The choice
  *   from the samples is a pure function, cls__facts_pick_host_clock in
  *   facts.h, which test_device checks without a device.
+ * The facts decided at opening (no_timestamps, host_clock and the marker
+ * facts) are decided here too, by cls__facts_open, from what open.c's
+ * start-up check measured; this file is the one writer of d->facts and
+ * of the marker facts.
  */
-#include "ocl.h"
+#include "driver.h"
 
 #include "facts.h"
 
@@ -193,7 +197,7 @@ int cls__facts_simulator(const char *platform, const char *device) {
 /* CLSTREAM_MEMORY=buffers forces buffer-backed memory on every device,
  * =svm (or unset) keeps SVM where the device has it. */
 static int cls__force_buffers(void) {
-  const char *v = getenv("CLSTREAM_MEMORY");
+  const char *v = cls__setting(CLS__SET_MEMORY);
   return v && !strcmp(v, "buffers");
 }
 
@@ -206,15 +210,15 @@ void cls__facts_read(cls__ocl_device *d) {
   f->buffers = !svm || cls__force_buffers();
   f->flush_runs = cls__has_word(d->plat->name, "oclgrind");
   f->flush_together = cls__has_word(d->plat->name, "rusticl");
-  const char *hi = getenv("CLSTREAM_HOST_INLINE");
+  const char *hi = cls__setting(CLS__SET_HOST_INLINE);
   f->host_inline = f->flush_runs || (hi && !strcmp(hi, "1"));
   int nvidia = strstr(d->plat->name, "NVIDIA") != NULL;
   f->flush_to_start =
       !nvidia && !strstr(d->plat->name, "Portable Computing Language");
-  const char *fw = getenv("CLSTREAM_FLUSH_WAITED");
+  const char *fw = cls__setting(CLS__SET_FLUSH_WAITED);
   f->flush_waited = f->flush_to_start ||
                     (fw && (*fw == '0' || *fw == '1') ? *fw == '1' : !nvidia);
-  const char *ce = getenv("CLSTREAM_COMMAND_EVENTS");
+  const char *ce = cls__setting(CLS__SET_COMMAND_EVENTS);
   f->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
@@ -225,19 +229,6 @@ void cls__facts_read(cls__ocl_device *d) {
 }
 
 /* ---- Facts decided when the device is opened ---------------------------- */
-
-static cl_ulong cls__end_of(cl_event ev) {
-  cl_ulong t = 0;
-  if (!ev || clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t, &t,
-                                     NULL) != CL_SUCCESS)
-    return 0;
-  return t;
-}
-
-/* Whether b's END follows a's by 0 to 10 s: same clock, right order. */
-static int cls__follows(cl_ulong a, cl_ulong b) {
-  return a != 0 && b >= a && b - a < 10000000000ull;
-}
 
 /* Checks once that markers are stamped on the same clock as device work,
  * and not before the work they follow: a marker after a fill, a marker on
@@ -251,98 +242,14 @@ static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
   d->timing_fallback = !work ? 1 : !gate ? 2 : 0;
 }
 
-/* Which host clock the device's profiling clock is, if any (a clockid_t
- * plus 1, or 0).  Each candidate gets five samples (a marker enqueued on
- * an idle queue between two readings of that clock, facts.h), and
- * cls__facts_pick_host_clock takes the one clock all of whose samples
- * fit, none where two do.  PoCL stamps with CLOCK_MONOTONIC_RAW; NVIDIA's
- * driver with CLOCK_REALTIME plus 73-90 us (DRIVER-COSTS.md), whose END
- * comes after the host's reading, so it has none.  A clock stops being
- * sampled at its first sample that does not fit. */
-#define CLS__CLOCK_SAMPLES 5
-static int cls__find_host_clock(cl_command_queue q) {
-  static const clockid_t clocks[] = {CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC,
-                                     CLOCK_REALTIME, CLOCK_BOOTTIME};
-  enum { nclocks = sizeof clocks / sizeof clocks[0] };
-  cls__clock_sample samples[nclocks * CLS__CLOCK_SAMPLES];
-  memset(samples, 0, sizeof samples); /* ok 0: not taken */
-  for (int c = 0; c < nclocks; ++c) {
-    for (int i = 0; i < CLS__CLOCK_SAMPLES; ++i) {
-      cls__clock_sample *sm = &samples[c * CLS__CLOCK_SAMPLES + i];
-      struct timespec a, b;
-      cl_event ev = NULL;
-      cl_ulong queued = 0, end = 0;
-      sm->ok =
-          clock_gettime(clocks[c], &a) == 0 &&
-          clEnqueueMarkerWithWaitList(q, 0, NULL, &ev) == CL_SUCCESS &&
-          clFinish(q) == CL_SUCCESS && clock_gettime(clocks[c], &b) == 0 &&
-          clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_QUEUED,
-                                  sizeof queued, &queued, NULL) == CL_SUCCESS &&
-          clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof end,
-                                  &end, NULL) == CL_SUCCESS;
-      if (ev) clReleaseEvent(ev);
-      if (sm->ok) {
-        sm->before = (uint64_t)a.tv_sec * 1000000000u + (uint64_t)a.tv_nsec;
-        sm->after = (uint64_t)b.tv_sec * 1000000000u + (uint64_t)b.tv_nsec;
-        sm->queued = queued;
-        sm->end = end;
-      }
-      if (!cls__clock_sample_fits(sm)) break;
-    }
-  }
-  int c = cls__facts_pick_host_clock(samples, nclocks, CLS__CLOCK_SAMPLES);
-  return c < 0 ? 0 : (int)clocks[c] + 1;
-}
-
-static void cls__validate_timestamps(cls__ocl_device *d) {
-  cl_int err;
-  const char *what;
-  cl_command_queue q = cls__ocl_queue(d, 1, 0, &err, &what);
-  if (!q || err != CL_SUCCESS) return;
-  size_t size = d->facts.simulator ? 64u << 10 : 4u << 20;
-  void *buf = NULL;
-  if (cls__ocl_alloc(d, size, &buf) != clsSuccess) buf = NULL;
-  cl_event ev[6] = {NULL};
-  cl_event user = clCreateUserEvent(d->ctx, &err);
-  int user_set = 0;
-  int ok = 0;
-#define FILL(n, e)                                                             \
-  (cls__ocl_enqueue_fill(d, q, buf, 0, (n), 0, NULL, (e), &what) == 0)
-#define HELD_FILL(e)                                                           \
-  (cls__ocl_enqueue_fill(d, q, buf, 0, 64, 0, NULL, (e), &what) == 0)
-  if (buf && user &&
-      /* 0: fill, 1: marker after it */
-      FILL(size, &ev[0]) &&
-      clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[1]) == 0 &&
-      clFinish(q) == 0 &&
-      /* 2: marker on an idle queue, 3: fill after it */
-      clEnqueueMarkerWithWaitList(q, 0, NULL, &ev[2]) == 0 &&
-      clFinish(q) == 0 && FILL(64, &ev[3]) &&
-      /* 4: marker held by a user event, 5: fill after it.  Where clFlush
-       * runs the commands (facts.c), flushing before the user event is
-       * set would never return. */
-      clEnqueueMarkerWithWaitList(q, 1, &user, &ev[4]) == 0 &&
-      HELD_FILL(&ev[5]) && (d->facts.flush_runs || clFlush(q) == 0) &&
-      (user_set = clSetUserEventStatus(user, CL_COMPLETE) == 0) &&
-      clFinish(q) == 0) {
-    cl_ulong t[6];
-    for (int i = 0; i < 6; ++i) t[i] = cls__end_of(ev[i]);
-    int work = cls__follows(t[0], t[1]) && cls__follows(t[1], t[2]) &&
-               cls__follows(t[2], t[3]);
-    int gate = work && cls__follows(t[3], t[4]) && cls__follows(t[4], t[5]);
-    cls__set_marker_facts(d, work, gate);
-    ok = work && gate;
-    /* A fill of `size` bytes that takes no time (or a resolution of 0)
-     * means the timestamps cannot time work (no_timestamps, above). */
-    cl_ulong start = 0;
-    if (clGetEventProfilingInfo(ev[0], CL_PROFILING_COMMAND_START, sizeof start,
-                                &start, NULL) != CL_SUCCESS)
-      start = t[0];
-    d->facts.no_timestamps = d->timer_res_ns == 0 || t[0] <= start;
-    /* Only where markers are stamped right, and where the driver does
-     * not run the queue inside clFlush (a simulator's clock is its own). */
-    if (ok && !d->facts.no_timestamps && !d->facts.flush_runs)
-      d->facts.host_clock = cls__find_host_clock(q);
+void cls__facts_open(cls__ocl_device *d, const cls__timing_seen *m) {
+  cls__set_marker_facts(d, 1, 1); /* where the check could not run */
+  if (m->ran) {
+    cls__set_marker_facts(d, m->work, m->gate);
+    int ok = m->work && m->gate;
+    d->facts.no_timestamps =
+        !cls__facts_can_time(d->timer_res_ns, m->fill_timed);
+    d->facts.host_clock = m->host_clock;
     if (d->facts.no_timestamps) cls__set_marker_facts(d, 1, 1);
     if (d->facts.no_timestamps && cls__log_enabled())
       fprintf(stderr,
@@ -355,30 +262,13 @@ static void cls__validate_timestamps(cls__ocl_device *d) {
               "clstream: device %d (%s): marker timestamps disagree with "
               "device work%s; those timed records use a 4-byte copy\n",
               d->index, d->name,
-              work ? " behind a user event (host functions, bridged waits)"
-                   : "");
+              m->work ? " behind a user event (host functions, bridged waits)"
+                      : "");
   }
-#undef FILL
-#undef HELD_FILL
-  if (user) {
-    /* Set exactly once: a second clSetUserEventStatus is an error. */
-    if (!user_set) clSetUserEventStatus(user, CL_COMPLETE);
-    clReleaseEvent(user);
-  }
-  clFinish(q);
-  for (int i = 0; i < 6; ++i)
-    if (ev[i]) clReleaseEvent(ev[i]);
-  if (buf) cls__ocl_free(d, buf);
-  clReleaseCommandQueue(q);
-}
-
-void cls__facts_open(cls__ocl_device *d) {
-  cls__set_marker_facts(d, 1, 1); /* where the check cannot run */
-  cls__validate_timestamps(d);
   /* CLSTREAM_TIMING_FALLBACK=1 forces the fallback (so that CI on a
    * driver with good marker timestamps still exercises it), =0 forbids it
    * (to measure what it costs), =gate uses it only behind user events. */
-  const char *force = getenv("CLSTREAM_TIMING_FALLBACK");
+  const char *force = cls__setting(CLS__SET_TIMING_FALLBACK);
   if (force && (!strcmp(force, "0") || !strcmp(force, "1")))
     cls__set_marker_facts(d, *force == '0', *force == '0');
   else if (force && !strcmp(force, "gate")) /* what NVIDIA's driver does */
@@ -386,7 +276,7 @@ void cls__facts_open(cls__ocl_device *d) {
   /* A forced fallback stands for a driver whose clock is not the host's
    * (NVIDIA's); CLSTREAM_HOST_CLOCK=0 turns the host clock off alone, so
    * that CI runs idle-stream records as markers too. */
-  const char *hc = getenv("CLSTREAM_HOST_CLOCK");
+  const char *hc = cls__setting(CLS__SET_HOST_CLOCK);
   if ((force && strcmp(force, "0") != 0) || (hc && !strcmp(hc, "0")))
     d->facts.host_clock = 0;
 }

@@ -10,6 +10,7 @@
 #ifndef CLS_OPENCL_FACTS_H
 #define CLS_OPENCL_FACTS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* One look at a candidate host clock: an idle marker enqueued between two
@@ -49,6 +50,25 @@ static inline int cls__facts_pick_host_clock(const cls__clock_sample *samples,
     found = c;
   }
   return found;
+}
+
+/* What the start-up timestamp check (open.c) saw, from which
+ * cls__facts_open (facts.c) decides the facts known only once a device
+ * is opened.  All 0: the check could not run. */
+typedef struct cls__timing_seen {
+  int ran;        /* every command of the check ran */
+  int work;       /* markers after device work and on an idle queue are
+                     stamped on the device's clock, in order */
+  int gate;       /* so are markers behind a user event */
+  int fill_timed; /* the check's large fill took time */
+  int host_clock; /* the host clock the stamps lie on (a clockid_t plus 1),
+                     or 0: none, or not sampled */
+} cls__timing_seen;
+
+/* Whether profiling timestamps can time work: a resolution of 0 (rusticl)
+ * or a large fill that took no time says they cannot. */
+static inline int cls__facts_can_time(size_t timer_res_ns, int fill_timed) {
+  return timer_res_ns != 0 && fill_timed;
 }
 
 #endif /* CLS_OPENCL_FACTS_H */

@@ -3,7 +3,7 @@
  * the stream's later work until it returns; and completing a user event
  * (cls__ocl_complete_user, for bridges too).  Owns no lock and no shared
  * state: each host job owns its user event. */
-#include "ocl.h"
+#include "command.h"
 
 #include <stdlib.h>
 #include <time.h>

@@ -9,8 +9,14 @@
  * which registered memory needs.  A device without them cannot give
  * kernels such memory here: the calls say so with clsErrorNotSupported and
  * a reason, and the device's properties (canMapHostMemory, managedMemory,
- * pageableMemoryAccess) say so in advance. */
-#include "ocl.h"
+ * pageableMemoryAccess) say so in advance.
+ *
+ * Also pinned host memory (clsMallocHost): owns pinned_lock and the
+ * list it guards. */
+#include "command.h"
+
+#include <stdlib.h>
+#include <time.h>
 
 clsError_t cls__b_host_alloc(int dev, size_t size, unsigned flags, void **out,
                              int *kind) {
@@ -109,4 +115,81 @@ clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,
 
 void cls__b_free_managed(int dev, void *p) {
   clSVMFree(cls__ocl_device_get(dev)->ctx, p);
+}
+
+/* ---- Pinned host memory (clsMallocHost) ------------------------------- */
+
+/* Host memory for async copies: page-locked where the driver can give it,
+ * through OpenCL's one portable way, a buffer allocated by the driver in
+ * host memory (CL_MEM_ALLOC_HOST_PTR) and kept mapped until it is freed.
+ * Copies read and write it in place, as host memory. */
+typedef struct cls__pinned {
+  void *p;
+  cl_mem buf;
+  cls__ocl_device *dev;
+  struct cls__pinned *next;
+} cls__pinned;
+
+static pthread_mutex_t cls__pinned_lock = PTHREAD_MUTEX_INITIALIZER;
+static cls__pinned *cls__pinned_list;
+
+clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  if (d->ident.max_alloc && size > d->ident.max_alloc) /* as cls__buf_alloc */
+    return cls__reason(clsErrorMemoryAllocation,
+                       "%zu bytes exceed device %d's largest allocation "
+                       "(CL_DEVICE_MAX_MEM_ALLOC_SIZE, %llu bytes)",
+                       size, d->index, (unsigned long long)d->ident.max_alloc);
+  cls__pinned *pn = malloc(sizeof *pn);
+  if (!pn) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  cl_int err;
+  pn->buf = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR,
+                           size, NULL, &err);
+  if (err == CL_SUCCESS) {
+    pn->p = clEnqueueMapBuffer(d->mapq, pn->buf, CL_TRUE,
+                               CL_MAP_READ | CL_MAP_WRITE, 0, size, 0, NULL,
+                               NULL, &err);
+    if (err != CL_SUCCESS) clReleaseMemObject(pn->buf);
+  }
+  if (err != CL_SUCCESS) {
+    free(pn);
+    return cls__reason(clsErrorMemoryAllocation,
+                       "allocating %zu bytes of host memory failed "
+                       "(OpenCL error %d)",
+                       size, (int)err);
+  }
+  pn->dev = d;
+  pthread_mutex_lock(&cls__pinned_lock);
+  pn->next = cls__pinned_list;
+  cls__pinned_list = pn;
+  pthread_mutex_unlock(&cls__pinned_lock);
+  *out = pn->p;
+  return clsSuccess;
+}
+
+clsError_t cls__b_free_host(int dev, void *p) {
+  (void)dev;
+  pthread_mutex_lock(&cls__pinned_lock);
+  cls__pinned **at = &cls__pinned_list;
+  while (*at && (*at)->p != p) at = &(*at)->next;
+  cls__pinned *pn = *at;
+  if (pn) *at = pn->next;
+  pthread_mutex_unlock(&cls__pinned_lock);
+  if (!pn) return clsSuccess;
+  /* The buffer goes once the unmap is done (OpenCL defers a released
+   * object's deletion until the commands that use it finish).  A buffer
+   * released while still mapped keeps its host memory (PoCL), so a failed
+   * unmap (out of resources: transient) is retried. */
+  for (int i = 0; i < 100; ++i) {
+    if (clEnqueueUnmapMemObject(pn->dev->mapq, pn->buf, p, 0, NULL, NULL) ==
+        CL_SUCCESS) {
+      cls__ocl_flush(pn->dev->mapq);
+      break;
+    }
+    struct timespec ms = {0, 1000000L};
+    nanosleep(&ms, NULL);
+  }
+  clReleaseMemObject(pn->buf);
+  free(pn);
+  return clsSuccess;
 }

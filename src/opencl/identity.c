@@ -9,7 +9,7 @@
  * compute capability CUDA 13 supports: clstream gives CUDA 13's runtime
  * semantics, and what the device can really do is in the feature fields,
  * which say so honestly (managedMemory, canMapHostMemory, ...). */
-#include "ocl.h"
+#include "driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  * (the pending watches and the unflushed queues); inside it only the
  * worker lock is taken, when the monitor claims a watch and posts its
  * job. */
-#include "ocl.h"
+#include "threads.h"
 
 #include <stdlib.h>
 #include <time.h>
@@ -78,6 +78,7 @@ void cls__ocl_flush(cl_command_queue q) {
 
 /* The monitor's retry of failed flushes.  Under cls__mon_lock. */
 static void cls__retry_flushes(void) {
+  CLS__ASSERT_MUTEX_HELD(&cls__mon_lock);
   for (unsigned i = 0; i < cls__nunflushed;) {
     if (clFlush(cls__unflushed[i]) == CL_SUCCESS) {
       clReleaseCommandQueue(cls__unflushed[i]);
@@ -188,8 +189,4 @@ void cls__ocl_watch_event(cls__ocl_watch *w, cl_event ev) {
   pthread_mutex_unlock(&cls__mon_lock);
   if (clSetEventCallback(ev, CL_COMPLETE, cls__watch_cb, w) != CL_SUCCESS)
     atomic_store(&w->poll, 1); /* the monitor claims it on completion */
-}
-
-void cls__ocl_monitor_start(void) {
-  pthread_once(&cls__monitor_once, cls__start_monitor);
 }

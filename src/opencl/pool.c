@@ -18,7 +18,7 @@
  * device go back to the driver once their point has been reached.  The
  * pool's lock is a leaf: under it the pool only queries event status and
  * releases events and queues (never blocking calls). */
-#include "ocl.h"
+#include "command.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -97,6 +97,7 @@ static void cls__block_forget(cls__block *b) {
  * point has been reached; returns them as a list for the caller to free
  * outside the lock.  Under the lock. */
 static cls__block *cls__pool_trim(cls__pool *pl, size_t want) {
+  CLS__ASSERT_MUTEX_HELD(&pl->lock);
   cls__block *out = NULL;
   size_t got = 0;
   for (int k = CLS__POOL_BUCKETS - 1; k >= 0 && got < want; --k) {

@@ -4,7 +4,7 @@
  * record's token alike.  Everything else (the enqueue bracket, stream
  * query and synchronize, records, the pool) reads it through these
  * functions. */
-#include "ocl.h"
+#include "position.h"
 
 #include <stdlib.h>
 
@@ -52,6 +52,7 @@ void cls__pos_reached(cls__ocl_pos *p, cl_event ev) {
 
 cls__last_ref cls__last_advance(cls__bstream *s, cl_event ev, int work,
                                 int barrier, cls__btoken *tok) {
+  CLS__ASSERT_HELD(&s->last_lock);
   cls__last_ref r = {NULL, NULL};
   cl_event old = cls__pos_advance(&s->last, ev, work, barrier);
   if (!ev) return r; /* unnamed: last.ev and whoever holds it stay */
@@ -69,6 +70,7 @@ void cls__last_drop(cls__last_ref r) {
 }
 
 int cls__last_known_done(cls__bstream *s) {
+  CLS__ASSERT_HELD(&s->last_lock);
   cls__ocl_pos *p = &s->last;
   if (cls__pos_known_done(p)) return 1;
   cls__btoken *t = s->last_tok;
@@ -78,6 +80,7 @@ int cls__last_known_done(cls__bstream *s) {
 }
 
 cl_int cls__last_status(cls__bstream *s) {
+  CLS__ASSERT_HELD(&s->last_lock);
   return cls__last_known_done(s) ? CL_COMPLETE : cls__pos_status(&s->last);
 }
 

@@ -1,10 +1,11 @@
 /* OpenCL backend: stream lifecycle (created, legacy and per-thread
  * default streams, each an in-order profiling queue), and synchronizing
  * and querying a stream.  Owns device.streams_lock (the live stream
- * list) and the per-thread stream table; takes device.busy_lock and
- * stream.last_lock (enqueue.c) to reserve, list and retire a stream's
- * work. */
-#include "ocl.h"
+ * list, which enqueue.c's device-wide gather reads) and the per-thread
+ * stream table.  A stream's place in the busy list and the work it
+ * leaves as orphans are enqueue.c's (cls__ocl_busy_reserve,
+ * cls__ocl_orphan_stream). */
+#include "command.h"
 
 #include <stdlib.h>
 
@@ -24,19 +25,10 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
   s->dev = d;
   s->role = role;
   s->blocking = role != CLS__ROLE_LEGACY && !(flags & clsStreamNonBlocking);
-  if (s->blocking) {
-    /* Room in the busy list for every blocking stream, so that listing
-     * one later (while enqueueing) cannot fail. */
-    pthread_mutex_lock(&d->busy_lock);
-    int ok = cls__ocl_grow((void **)&d->busy, &d->capbusy, d->nblocking + 1,
-                           sizeof *d->busy);
-    if (ok) d->nblocking++;
-    pthread_mutex_unlock(&d->busy_lock);
-    if (!ok) {
-      clReleaseCommandQueue(s->q);
-      free(s);
-      return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-    }
+  if (s->blocking && !cls__ocl_busy_reserve(d)) {
+    clReleaseCommandQueue(s->q);
+    free(s);
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
   static atomic_uint next_id;
   s->id = atomic_fetch_add(&next_id, 1) + 1;
@@ -70,51 +62,8 @@ void cls__b_stream_destroy(cls__bstream *s) {
   if (s->next) s->next->prev = s->prev;
   pthread_mutex_unlock(&d->streams_lock);
 
-  /* The stream's pending work stays visible to the legacy stream and to
-   * device synchronization as orphans.  Room for them is made first: out
-   * of host memory (or with the position unnamed: not even a barrier
-   * could be enqueued), the work is waited for instead, with no lock
-   * held, where orphan_add used to wait under busy_lock.  Nobody enqueues
-   * on a stream being destroyed, so its waits and newest command hold
-   * still meanwhile. */
-  cls__lock_take(&s->last_lock);
-  cls__ocl_position(s);
-  int unnamed = s->last.unnamed != 0;
-  cls__lock_give(&s->last_lock);
-  pthread_mutex_lock(&d->busy_lock);
-  if (unnamed ||
-      !cls__ocl_grow((void **)&d->orphans, &d->caporphans,
-                     d->norphans + s->nwaits + 1, sizeof *d->orphans)) {
-    pthread_mutex_unlock(&d->busy_lock);
-    clFinish(s->q);
-    for (unsigned i = 0; i < s->nwaits; ++i) clWaitForEvents(1, &s->waits[i]);
-    pthread_mutex_lock(&d->busy_lock);
-  }
-  /* Waits that no command consumed are pending work of the stream too:
-   * the legacy stream and device synchronization still wait for them.
-   * Failed work stays until clsDeviceSynchronize has reported it (but for
-   * failed work that found no room above: it is dropped). */
-  for (unsigned i = 0; i < s->nwaits; ++i) {
-    cl_event w = s->waits[i];
-    if (cls__ocl_status(w) == CL_COMPLETE ||
-        !cls__ocl_orphan_add(d, w, s->blocking))
-      clReleaseEvent(w);
-  }
-  free(s->waits);
-  for (unsigned i = 0; i < d->nbusy; ++i)
-    if (d->busy[i] == s) {
-      d->busy[i] = d->busy[--d->nbusy];
-      break;
-    }
-  if (s->blocking) d->nblocking--;
-  /* The orphan list takes a driver reference of its own (the stream may
-   * hold last.ev through a record's token, released below). */
-  cl_event last = s->last.ev;
-  if (last && s->last_tok) clRetainEvent(last);
-  if (last && (cls__last_status(s) == CL_COMPLETE ||
-               !cls__ocl_orphan_add(d, last, s->blocking)))
-    clReleaseEvent(last);
-  pthread_mutex_unlock(&d->busy_lock);
+  /* Its pending work stays visible as orphans (enqueue.c). */
+  cls__ocl_orphan_stream(s);
   cls__b_token_release(s->last_tok);
   clReleaseCommandQueue(s->q); /* implicit flush; pending work still runs */
   cls__lock_destroy(&s->lock);

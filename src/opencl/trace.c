@@ -9,7 +9,7 @@
  * where its stream had got to, with no duration.  Tracing takes a global lock
  * per command: it is a debugging aid, off by default, and costs nothing when
  * off. */
-#include "ocl.h"
+#include "driver.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ static size_t cls__nlanes, cls__caplanes;
 static void cls__trace_atexit(void) { cls__trace_write(); }
 
 void cls__trace_init(void) {
-  const char *p = getenv("CLSTREAM_TRACE");
+  const char *p = cls__setting(CLS__SET_TRACE);
   if (!p || !*p) return;
   cls__trace_path = strdup(p);
   if (!cls__trace_path) return;

@@ -3,22 +3,9 @@
  * the thread) and reading an event's status.  Owns each sleeper's mutex
  * and condition variable (a leaf, held only to hand over `done`); holds
  * no other lock. */
-#include "ocl.h"
+#include "threads.h"
 
 #include <stdlib.h>
-
-clsError_t cls__ocl_failed(cl_int st) {
-  return cls__reason(clsErrorLaunchFailure,
-                     "a device command failed (execution status %d)", (int)st);
-}
-
-cl_int cls__ocl_status(cl_event ev) {
-  cl_int st = CL_COMPLETE;
-  if (clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st,
-                     NULL) != CL_SUCCESS)
-    return CL_SUBMITTED; /* unknown: keep waiting for it, never drop it */
-  return st;
-}
 
 /* ---- Waiting ---------------------------------------------------------- */
 

@@ -3,7 +3,7 @@
  * callback.  Owns the job queue and the idle, thread and starvation
  * counts, all under cls__wlock (a leaf); the monitor thread (monitor.c)
  * calls cls__ocl_feed_starved to add a worker when jobs starve. */
-#include "ocl.h"
+#include "threads.h"
 
 #include <time.h>
 
@@ -45,6 +45,7 @@ int cls__ocl_spawn(void *(*fn)(void *)) {
  * signalled counts until it wakes, so two jobs posted to one idle worker
  * leave one starving). */
 static void cls__starve_check(void) {
+  CLS__ASSERT_MUTEX_HELD(&cls__wlock);
   if (cls__wqueued > cls__widle) {
     if (!cls__wstarved) cls__wstarved = cls__now_ns();
   } else {
@@ -75,7 +76,6 @@ static void *cls__worker(void *arg) {
 }
 
 void cls__ocl_post(cls__ocl_job *job) {
-  cls__ocl_monitor_start();
   job->next = NULL;
   pthread_mutex_lock(&cls__wlock);
   if (cls__wtail)

@@ -8,7 +8,8 @@
 #define CLSTREAM_TESTS_CUDA_CHECK_H
 
 #include <clstream_cuda.h>
-#include <clstream_kernels.h> /* cls_kernel_cuda_samples: cl/cuda_samples.cl */
+/* cls_kernel_cuda_samples: tests/kernels/cuda_samples.cl */
+#include <clstream_kernels.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +73,9 @@ static inline int print_cuda_device(void) {
   return dev;
 }
 
-/* Loads cl/cuda_samples.cl and returns kernel `name`, as a CUDA program
- * would take a kernel's address: a `const void *` for cudaLaunchKernel. */
+/* Loads tests/kernels/cuda_samples.cl and returns kernel `name`, as a
+ * CUDA program would take a kernel's address: a `const void *` for
+ * cudaLaunchKernel. */
 static inline const void *load_kernel(const char *name) {
   static clsModule_t mod;
   clsFunction_t f;

@@ -1,8 +1,8 @@
 /*
  * porting_example: the host side of docs/porting-from-cuda.md's "after"
  * example, so that the guide's code keeps compiling and working.  CUDA
- * names throughout; the kernel (block_sum, cl/cuda_samples.cl) is the
- * guide's ported kernel.
+ * names throughout; the kernel (block_sum, tests/kernels/cuda_samples.cl) is
+ * the guide's ported kernel.
  */
 #include "cuda_check.h"
 

@@ -5,9 +5,9 @@
  * Each seed generates a reproducible random sequence of operations over
  * several streams (the legacy stream, the per-thread stream, blocking and
  * non-blocking created streams), events, device buffers and pinned host
- * buffers: kernels that write known values (cl/model.cl), async copies and
- * memsets, synchronous copies, event records, clsStreamWaitEvent, host
- * functions and callbacks (some held by a gate until a later "release"),
+ * buffers: kernels that write known values (tests/kernels/model.cl), async
+ * copies and memsets, synchronous copies, event records, clsStreamWaitEvent,
+ * host functions and callbacks (some held by a gate until a later "release"),
  * queries, synchronizations, destroy and re-create.  The sequence runs
  * through clstream and every observation is checked against a small
  * reference model of CUDA's ordering rules:
@@ -1362,7 +1362,7 @@ static int run_prog(const prog *p, char *msg, size_t msgsz, int *fail_op) {
 static int setup_process(void) {
   clsError_t r = clsModuleLoadData(&g_mod, cls_kernel_model, NULL);
   if (r != clsSuccess) {
-    fprintf(stderr, "clstream-model: loading cl/model.cl: %s\n%s\n",
+    fprintf(stderr, "clstream-model: loading tests/kernels/model.cl: %s\n%s\n",
             clsGetErrorName(r), clsGetLastBuildLog());
     return 0;
   }

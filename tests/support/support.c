@@ -265,7 +265,7 @@ clsError_t bg_free_host(void *p) { return clsFreeHost(p); }
 void arith_load(arith *a) {
   memset(a, 0, sizeof *a);
   clsError_t r = clsModuleLoadData(&a->mod, cls_kernel_arith, NULL);
-  ck_assert_msg(r == clsSuccess, "loading cl/arith.cl: %s\n%s",
+  ck_assert_msg(r == clsSuccess, "loading examples/arith.cl: %s\n%s",
                 clsGetErrorName(r), clsGetLastBuildLog());
   CK_OK(clsModuleGetFunction(&a->scale, a->mod, "scale"));
   CK_OK(clsModuleGetFunction(&a->add, a->mod, "add"));

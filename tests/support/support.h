@@ -176,7 +176,7 @@ clsError_t bg_free_host(void *p);        /* clsFreeHost(p) */
 
 /* ---- Kernels --------------------------------------------------------- */
 
-/* cl/arith.cl loaded on the current device. */
+/* examples/arith.cl loaded on the current device. */
 typedef struct arith {
   clsModule_t mod;
   clsFunction_t scale, add, fill, spin;

@@ -1,0 +1,94 @@
+/*
+ * OpenCL backend: what a module's functions are (cls__bfunction,
+ * cls__bmodule), shared by the module (module.c), its functions
+ * (function.c) and launches (launch.c).  Internal to the commands layer.
+ */
+#ifndef CLSTREAM_OPENCL_FUNCTION_H
+#define CLSTREAM_OPENCL_FUNCTION_H
+
+#include "command.h"
+
+#include <stdint.h>
+
+enum cls__arg_kind {
+  CLS__ARG_POINTER = 1, /* cls__ocl_set_pointer_arg(*(void **)args[i]) */
+  CLS__ARG_VALUE = 2,   /* clSetKernelArg(size, args[i]) */
+  CLS__ARG_VEC3 = 3,    /* a 3-element vector: see below */
+  CLS__ARG_UNSUPPORTED = 4
+};
+
+/* An OpenCL 3-element vector occupies 4 elements, but the host value the
+ * caller points to may hold only 3 (a CUDA-style int3 is 12 bytes), so a
+ * launch copies the 3 elements into a zeroed 4-element buffer rather than
+ * read past the caller's object. */
+#define CLS__VEC3_MAX 32 /* double3, long3 and ulong3 */
+
+/* What the kernel object holds for an argument since the last launch
+ * set it (under the function's lock): a launch that passes the same value
+ * again makes no clSetKernelArg call, since a cl_kernel keeps its
+ * arguments between enqueues.  A pointer is trusted only while the
+ * allocation table's generation is unchanged (no free since it was
+ * checked), and only when it went to the driver as an SVM pointer or as
+ * NULL: a buffer or sub-buffer argument is a cl_mem that a free or the
+ * sub-buffer cache may release.  Values of 1, 2, 4, 8 or 16 bytes (every
+ * scalar and vector of up to CLS__ARG_KEEP bytes), kept zero-padded in
+ * `last` so that a compare is two integer compares. */
+#define CLS__ARG_KEEP 16
+typedef struct cls__argcache {
+  int held; /* `last` is what the kernel object holds */
+  int svm;  /* the last pointer set went as an SVM pointer (see below) */
+  size_t gen;
+  uint64_t last[2]; /* the value, or the pointer in last[0] */
+} cls__argcache;
+
+/* How a launch sets an argument, decided when the function is created:
+ * the kind, and for a value the cache may skip (with the function's
+ * keep_args) its size, so that the launch path makes one dispatch. */
+enum cls__arg_op {
+  CLS__OP_POINTER,
+  CLS__OP_KEEP1,
+  CLS__OP_KEEP2,
+  CLS__OP_KEEP4,
+  CLS__OP_KEEP8,
+  CLS__OP_KEEP16,
+  CLS__OP_VALUE, /* a value the cache does not keep */
+  CLS__OP_VEC3
+};
+
+typedef struct cls__oarg {
+  size_t size; /* bytes passed to clSetKernelArg */
+  size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
+  int kind;
+  int op; /* enum cls__arg_op (for a supported kind) */
+  cls__argcache held;
+} cls__oarg;
+
+struct cls__bfunction {
+  cl_kernel k;
+  cls__lock lock; /* held while the kernel's arguments are set */
+  cl_uint nargs;
+  int bad;        /* index of the first unsupported parameter, or -1 */
+  char *bad_msg;  /* why it is unsupported (when bad >= 0) */
+  size_t hint_wg; /* CL_KERNEL_WORK_GROUP_SIZE (for messages only) */
+  int keep_args;  /* skip arguments the kernel holds (CLSTREAM_ARG_CACHE=0:
+                     never, to rule the cache out when a driver misbehaves) */
+  char *name;
+  struct cls__bfunction *next; /* the module's list */
+  cls__oarg args[];
+};
+
+struct cls__bmodule {
+  cls__ocl_device *dev;
+  cl_program prog;
+  pthread_mutex_t lock; /* guards fns */
+  struct cls__bfunction *fns;
+  /* Built without -cl-kernel-arg-info: the source and options, from which
+   * parameter types are read (NULL when the driver gives them). */
+  char *source;
+  char *options;
+};
+
+/* Frees f, which no launch can reach any more (function.c). */
+void cls__ocl_function_free(cls__bfunction *f);
+
+#endif /* CLSTREAM_OPENCL_FUNCTION_H */

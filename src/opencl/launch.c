@@ -1,0 +1,219 @@
+/*
+ * OpenCL backend: launches (clEnqueueNDRangeKernel): the launch path
+ * allocates nothing and makes only the clSetKernelArg* calls its
+ * arguments need (a cl_kernel keeps its arguments between enqueues) and
+ * the enqueue.
+ *
+ * Launches leave the block size to the driver: CL_KERNEL_WORK_GROUP_SIZE
+ * is a hint some drivers set far below what they run (NVIDIA reports 256
+ * and runs 1024, rusticl reports 32 and runs 64), so the launch goes to
+ * the driver and its refusal (CL_INVALID_WORK_GROUP_SIZE,
+ * CL_OUT_OF_RESOURCES) becomes CUDA's clsErrorLaunchOutOfResources.
+ *
+ * A cl_kernel's arguments are shared state, so each function has a lock
+ * (function.lock, owned here) held from the first clSetKernelArg to the
+ * enqueue.  In the lock order it comes after stream.lock, which
+ * cls__ocl_begin_cmd takes.
+ */
+#include "function.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* ---- Launches ---------------------------------------------------------- */
+
+/* Sets value argument i of f (one the cache keeps: v0, v1 is its value,
+ * zero-padded) to the caller's a, which differs from what the kernel
+ * object holds (under f->lock). */
+static cl_int cls__set_kept(cls__bfunction *f, cl_uint i, const void *a,
+                            uint64_t v0, uint64_t v1, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
+  cls__oarg *p = &f->args[i];
+  p->held.held = 0;
+  *what = "clSetKernelArg";
+  cl_int err = clSetKernelArg(f->k, i, p->size, a);
+  if (CLS__LIKELY(err == CL_SUCCESS)) {
+    p->held.last[0] = v0;
+    p->held.last[1] = v1;
+    p->held.held = 1;
+  }
+  return err;
+}
+
+/* Sets pointer argument i of f to ptr (under f->lock), the argument
+ * cache told that it changed: NULL in the form of the parameter's last
+ * pointer, anything else as memory.c decides.  *what names the call or
+ * the rule that refused it. */
+static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
+                               void *ptr, size_t gen, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
+  cls__argcache *h = &f->args[i].held;
+  cl_int err;
+  int svm = h->svm;
+  h->held = 0;
+  if (!ptr) {
+    /* NULL in the form of the parameter's last pointer: NVIDIA's driver
+     * takes either form on a new kernel object, but after an SVM pointer
+     * only the SVM NULL, and after a buffer (or on a new object) only the
+     * buffer NULL; the other form is accepted by clSetKernelArg* and
+     * refused by the enqueue with CL_INVALID_KERNEL_ARGS (probed on the
+     * H200). */
+    *what = svm ? "clSetKernelArgSVMPointer" : "clSetKernelArg";
+    err = svm ? clSetKernelArgSVMPointer(f->k, i, NULL)
+              : clSetKernelArg(f->k, i, sizeof(cl_mem), NULL);
+  } else {
+    err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
+    if (err == CL_SUCCESS) h->svm = svm;
+  }
+  if (err == CL_SUCCESS && f->keep_args && (!ptr || svm)) {
+    h->last[0] = (uint64_t)(uintptr_t)ptr;
+    h->gen = gen;
+    h->held = 1;
+  }
+  return err;
+}
+
+/* Sets f's arguments from args (under f->lock), skipping those the
+ * kernel object holds already (cls__argcache).  Stops at the first that
+ * fails: *i is its index (f->nargs when all were set) and *what names the
+ * call or the rule that refused it (NULL: args[*i] is NULL). */
+static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
+                            cl_uint *i, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
+  /* Read once, before memory.c's lookups: a free after it makes every
+   * pointer cached now stale. */
+  const size_t gen = cls__mem_gen();
+  const cl_uint nargs = f->nargs;
+  cl_int err = CL_SUCCESS;
+  cl_uint n = 0;
+  for (; n < nargs; ++n) {
+    const void *a = args[n];
+    if (CLS__UNLIKELY(!a)) {
+      *i = n;
+      *what = NULL;
+      return CL_INVALID_ARG_VALUE;
+    }
+    cls__oarg *p = &f->args[n];
+    cls__argcache *h = &p->held;
+    /* A kept value, loaded with its size's fixed-size copy (one plain
+     * load), zero-padded to two words. */
+    uint64_t v0 = 0, v1 = 0;
+    switch (p->op) {
+    case CLS__OP_POINTER: {
+      void *ptr = *(void *const *)a;
+      if (h->held && h->gen == gen && h->last[0] == (uint64_t)(uintptr_t)ptr)
+        continue;
+      err = cls__set_pointer(d, f, n, ptr, gen, what);
+      break;
+    }
+    case CLS__OP_KEEP1: {
+      uint8_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP2: {
+      uint16_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP4: {
+      uint32_t x;
+      memcpy(&x, a, sizeof x);
+      v0 = x;
+      goto kept;
+    }
+    case CLS__OP_KEEP8:
+      memcpy(&v0, a, sizeof v0);
+      goto kept;
+    case CLS__OP_KEEP16:
+      memcpy(&v0, a, sizeof v0);
+      memcpy(&v1, (const unsigned char *)a + sizeof v0, sizeof v1);
+    kept:
+      if (h->held && h->last[0] == v0 && h->last[1] == v1) continue;
+      err = cls__set_kept(f, n, a, v0, v1, what);
+      break;
+    case CLS__OP_VALUE:
+      *what = "clSetKernelArg";
+      err = clSetKernelArg(f->k, n, p->size, a);
+      break;
+    default: { /* CLS__OP_VEC3 */
+      unsigned char v3[CLS__VEC3_MAX] = {0};
+      memcpy(v3, a, p->copy);
+      *what = "clSetKernelArg";
+      err = clSetKernelArg(f->k, n, p->size, v3);
+      break;
+    }
+    }
+    if (CLS__UNLIKELY(err != CL_SUCCESS)) break;
+  }
+  *i = n;
+  return err;
+}
+
+clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
+                         void **args, size_t sharedMem, cls__bstream *s) {
+  (void)sharedMem; /* the front allows only 0 */
+  if (CLS__UNLIKELY(f->bad >= 0))
+    return cls__reason(clsErrorInvalidValue, "%s",
+                       f->bad_msg ? f->bad_msg : "unsupported parameter");
+  if (CLS__UNLIKELY(f->nargs && !args))
+    return cls__reason(clsErrorInvalidValue,
+                       "kernel '%s' has %u parameters but args is NULL",
+                       f->name, (unsigned)f->nargs);
+  const size_t local[3] = {block.x, block.y, block.z};
+  const size_t global[3] = {(size_t)grid.x * block.x, (size_t)grid.y * block.y,
+                            (size_t)grid.z * block.z};
+
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cl_int err = CL_SUCCESS;
+  cl_uint i = 0;
+  const char *what = NULL;
+
+  cls__ocl_begin_cmd(s, &b);
+  cls__lock_take(&f->lock);
+  err = cls__set_args(s->dev, f, args, &i, &what);
+  if (CLS__LIKELY(i == f->nargs)) {
+    what = "clEnqueueNDRangeKernel";
+    err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
+                                 b.list, cls__ocl_event_slot(s, &ev));
+  }
+  cls__lock_give(&f->lock);
+  int ok = i == f->nargs && err == CL_SUCCESS;
+  if (CLS__LIKELY(ok && !ev)) {
+    cls__ocl_end_unnamed(s, &b);
+    return clsSuccess;
+  }
+  /* What a command with an event keeps (and the trace draws). */
+  b.what = f->name;
+  b.cat = "kernel";
+  b.work = 1;
+  cls__ocl_end_cmd(s, &b, ok, ev);
+  if (ok) return clsSuccess;
+
+  if (ev) clReleaseEvent(ev);
+  if (!what)
+    return cls__reason(clsErrorInvalidValue,
+                       "args[%u] is NULL (kernel '%s' parameter %u)",
+                       (unsigned)i, f->name, (unsigned)i);
+  if (i == f->nargs &&
+      (err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES))
+    return cls__reason(clsErrorLaunchOutOfResources,
+                       "the driver refused kernel '%s' with a block of %zu "
+                       "threads (%s; the kernel's CL_KERNEL_WORK_GROUP_SIZE "
+                       "hint is %zu)",
+                       f->name, local[0] * local[1] * local[2],
+                       err == CL_OUT_OF_RESOURCES
+                           ? "CL_OUT_OF_RESOURCES"
+                           : "CL_INVALID_WORK_GROUP_SIZE",
+                       f->hint_wg);
+  if (i < f->nargs) {
+    char buf[320];
+    snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
+             (unsigned)i);
+    return cls__ocl_error(err, buf);
+  }
+  return cls__ocl_error(err, what);
+}

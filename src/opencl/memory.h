@@ -1,0 +1,45 @@
+/* OpenCL backend, layer 3 (device memory): allocations of device memory
+ * (SVM or buffer-backed), the buffer table, and the one place that picks
+ * the driver command for a copy, a fill or a pointer argument
+ * (memory.c).  Opening a device (open.c) sits beside it. */
+#ifndef CLSTREAM_OPENCL_MEMORY_H
+#define CLSTREAM_OPENCL_MEMORY_H
+
+#include "driver.h"
+
+/* Whether p lies in a buffer-backed allocation: then *mem is its buffer
+ * (not retained: valid while the allocation lives), *off the offset of p
+ * in it and *avail (if not NULL) the bytes from p to its end.  Never
+ * blocks; costs one atomic load while no buffer allocation exists. */
+int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail);
+
+/* Device memory of d (SVM or buffer-backed, as d->facts says). */
+clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out);
+
+void cls__ocl_free(cls__ocl_device *d, void *p);
+
+/* Enqueue a non-blocking copy or fill on q, as a buffer command where a
+ * side is buffer-backed and an SVM command otherwise (CL_INVALID_OPERATION
+ * on a device without SVM).  *what names the OpenCL call made. */
+cl_int cls__ocl_enqueue_copy(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             const void *src, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
+                             const char **what);
+
+cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
+                             unsigned char v, size_t n, cl_uint nw,
+                             const cl_event *wl, cl_event *ev,
+                             const char **what);
+
+/* Sets kernel argument i of k to device pointer ptr for a launch on d:
+ * an SVM pointer, NULL, or for buffer-backed memory the buffer itself (at
+ * its start) or a sub-buffer (inside it, at an offset that is a multiple
+ * of CL_DEVICE_MEM_BASE_ADDR_ALIGN; other offsets are refused with
+ * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken;
+ * *svm is 1 when the call made was clSetKernelArgSVMPointer (the
+ * argument now holds an SVM pointer), else 0.  Its caller holds the
+ * function's lock (launch.c, which asserts it). */
+cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
+                                void *ptr, const char **what, int *svm);
+
+#endif /* CLSTREAM_OPENCL_MEMORY_H */
