@@ -13,7 +13,7 @@
 # On 2 cores: about 3 minutes to build either kind; ASan + UBSan 3-4 to
 # test, TSan about 9 (the fault matrix most of it).
 #
-# Runs that fail by chance (docs/ci-sanitizers.md): a test that exits
+# Runs that fail by chance (docs/testing.md): a test that exits
 # because the sanitizer runtime itself failed (it could not map memory, or
 # found the address space laid out where its shadow must go) is no
 # finding, and the summary at the end lists those lines apart from the
@@ -76,7 +76,7 @@ grep -E '^(SUMMARY: [A-Za-z]+Sanitizer|[^ ]*: runtime error:)' "$log" |
   sort | uniq -c || echo "   none"
 # The runtime's own failures, which are not findings: a test that ended on
 # one of these failed because the sanitizer could not run it (see
-# docs/ci-sanitizers.md), and the test names say where.
+# docs/testing.md), and the test names say where.
 echo "== Sanitizer runtime failures (not findings)"
 runtime_re='[A-Za-z]+Sanitizer (failed to (allocate|deallocate|unmap))|ThreadSanitizer: unexpected memory mapping|Sanitizer can not mmap|Sanitizer: CHECK failed|Tracer caught signal'
 if grep -qE "$runtime_re" "$log"; then

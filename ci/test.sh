@@ -158,7 +158,7 @@ fi
 # stress test and the host-function paths included, is checked for data
 # races in the library (about 9 minutes on 2 cores).  Each summary ends
 # with the lines where a sanitizer runtime itself failed, apart from the
-# findings (docs/ci-sanitizers.md: the one seen failed a run by chance).
+# findings (docs/testing.md: the one seen failed a run by chance).
 echo "== TSan suite"
 if [[ ${CLS_SKIP_SANITIZE:-0} == 1 ]]; then
   summary+=("TSan: skipped (CLS_SKIP_SANITIZE=1)")

@@ -73,7 +73,7 @@ set(_cls_supp ${CMAKE_CURRENT_SOURCE_DIR}/tests/sanitizers)
 #   entry of a library PoCL dlopens for kernels and LLVM), failing a test
 #   at exit.  Our code's TLS is static and still scanned.  Most likely
 #   the hook's guess of a block's bounds that breaks TSan (below, and
-#   docs/ci-sanitizers.md), here handing the tracer a range that is not
+#   docs/testing.md), here handing the tracer a range that is not
 #   memory.
 set(_cls_asan "detect_leaks=1:use_sigaltstack=0:allocator_may_return_null=1:verify_asan_link_order=0:fast_unwind_on_malloc=0:malloc_context_size=12:intercept_tls_get_addr=0:detect_stack_use_after_return=1:strict_string_checks=1")
 set(_cls_lsan "suppressions=${_cls_supp}/lsan.supp:print_suppressions=0")

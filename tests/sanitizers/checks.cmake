@@ -1,7 +1,7 @@
 # Checks of the sanitizer set-up itself, included by cmake/ClsSanitize.cmake
 # at the end of the top-level directory in TSan builds: tsan_tls_guess
 # fails (exit 66) if the TSan options the tests run with let the runtime
-# guess a dynamic-TLS block's bounds (tls_guess.c, docs/ci-sanitizers.md).
+# guess a dynamic-TLS block's bounds (tls_guess.c, docs/testing.md).
 add_library(cls_tls_block MODULE ${CMAKE_CURRENT_LIST_DIR}/tls_block.c)
 add_executable(tls_guess ${CMAKE_CURRENT_LIST_DIR}/tls_guess.c)
 target_compile_definitions(tls_guess PRIVATE

@@ -1,6 +1,6 @@
 /* Checks that the TSan options the tests run with keep the runtime's
  * __tls_get_addr hook from guessing a dynamic-TLS block's bounds
- * (cmake/ClsSanitize.cmake, docs/ci-sanitizers.md).
+ * (cmake/ClsSanitize.cmake, docs/testing.md).
  *
  * The hook of GCC 12's runtime takes a block whose address is 16 bytes
  * past a 4 KiB boundary for one with a glibc 2.19 header in front of it,
