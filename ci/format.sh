@@ -12,7 +12,7 @@
 #
 # ci/test.sh runs it after the suites: a departure fails the run
 # (CLS_FORMAT_STRICT=0 there only reports them).  Code clang-format 14
-# cannot format stably (a list of macro calls in src/opencl/device.c) is
+# cannot format stably (a list of macro calls in src/opencl/ocl.c) is
 # fenced with clang-format off/on.
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2

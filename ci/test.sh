@@ -17,7 +17,7 @@
 #                 threads, those cases left out by their Check tags,
 #                 CK_EXCLUDE_TAGS="gate threads": there host functions run
 #                 on the calling thread and the runtime is not thread-safe,
-#                 docs/devices.md); PoCL is loaded too, so the run also
+#                 docs/drivers.md); PoCL is loaded too, so the run also
 #                 shows that the simulator is not the default.  About 1
 #                 to 2 minutes
 #

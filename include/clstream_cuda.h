@@ -39,7 +39,7 @@
  *    compiler names each one.
  *
  * CUDART_VERSION is 13000: the CUDA runtime version whose semantics
- * clstream follows (SEMANTICS.md was measured with CUDA 13.0), so version
+ * clstream follows (docs/semantics.md was measured with CUDA 13.0), so version
  * gates in host code take their CUDA 13 paths.  CLSTREAM_CUDA_NAMES tells
  * code that it is built against clstream.  __CUDA_RUNTIME_H__ and
  * __DRIVER_TYPES_H__ are defined as the CUDA runtime headers define them,

@@ -210,7 +210,8 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   cls__bstream *s;
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
   if (e != clsSuccess) return e;
-  /* What the host waits for, as CUDA 13 does (SEMANTICS.md): clsMemcpy
+  /* What the host waits for, as CUDA 13 does (docs/semantics.md,
+   * Memory and launches): clsMemcpy
    * between two device allocations returns at once (the legacy stream
    * orders it), and every other clsMemcpy, which touches host memory,
    * returns once the copy is done.  clsMemcpyAsync returns at once, except

@@ -256,7 +256,7 @@ static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
   /* A host function with no record where the backend can take it so: on
    * the CUDA build the record alone, written here and read and handed
    * back on the runtime's callback thread, made the round trip slower
-   * than raw cudaLaunchHostFunc (docs/devices.md, "Host functions on the
+   * than raw cudaLaunchHostFunc (docs/drivers.md, "Host functions on the
    * CUDA build"). */
   if (fn && cls__b_stream_host_fn(b, fn, user, &e)) return e;
   cls__host_job *j = cls__job_take();

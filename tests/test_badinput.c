@@ -3,8 +3,9 @@
  *
  * The matrix is table-driven.  Each row names the call, the code CUDA
  * returns and where that expectation comes from:
- *   SEMANTICS.md <section>  a row of /work/shared/SEMANTICS.md (measured on
- *                           an H200 or read from CUDA's manual);
+ *   docs/semantics.md <section>  a row of that section of the project's
+ *                           behaviour table (measured on an H200 or
+ *                           read from CUDA's manual);
  *   CUDA manual <function>  the CUDA runtime (or driver) API reference;
  *   CUDA guide              the CUDA C++ Programming Guide, "Multi-Device
  *                           System: Stream and Event Behavior";
@@ -21,7 +22,7 @@
  * (forked) mode every case runs in a fresh process with fresh objects; a
  * crash or hang fails that case only, and a failure message names the case,
  * its call, the codes and the source.  After a failing call the thread's
- * last error must hold the same code (SEMANTICS.md, Errors).
+ * last error must hold the same code (docs/semantics.md, Errors).
  *
  * CLSTREAM_BADINPUT_LIST=1 lists the cases; CLSTREAM_BADINPUT_CASE=text
  * runs only those whose name contains the text.
@@ -53,10 +54,10 @@
  * device.  No clstream call returns it. */
 #define SKIPPED ((clsError_t)-1)
 
-#define S_EV "SEMANTICS.md Events"
-#define S_ST "SEMANTICS.md Streams"
-#define S_MEM "SEMANTICS.md Memory and launches"
-#define S_ERR "SEMANTICS.md Errors"
+#define S_EV "docs/semantics.md Events"
+#define S_ST "docs/semantics.md Streams"
+#define S_MEM "docs/semantics.md Memory and launches"
+#define S_ERR "docs/semantics.md Errors"
 #define GUIDE "CUDA guide, Multi-Device System"
 #define TC " [to confirm on GPU]"
 
@@ -144,7 +145,7 @@ static clsError_t stream_flags(fx *x, unsigned flags) {
 }
 
 /* Creates with an out-of-range priority: must succeed with the priority
- * clamped into the device's range (SEMANTICS.md Streams). */
+ * clamped into the device's range (docs/semantics.md Streams). */
 static clsError_t stream_prio(fx *x, unsigned flags, int prio) {
   (void)x;
   clsStream_t s = NULL;
@@ -779,8 +780,8 @@ static clsError_t free_async_interior(fx *x) {
     clsStreamQuery(x->s_b))                                                    \
   X(other_free_b, NEED_TWO, OK,                                                \
     "CUDA manual cudaFree (unified addressing)" TC, free_other_device(x))      \
-  /* Calls from a host function: NotPermitted (SEMANTICS.md Streams, host      \
-   * function row; cudaLaunchHostFunc: "may result in                          \
+  /* Calls from a host function: NotPermitted (docs/semantics.md Streams,      \
+   * host function row; cudaLaunchHostFunc: "may result in                     \
    * cudaErrorNotPermitted") */                                                \
   X(hostfn_get_device_count, IN_HOSTFN, NOTPERM, S_ST " (host function)",      \
     clsGetDeviceCount(&x->i1))                                                 \
@@ -998,7 +999,7 @@ static const fixed_row fixed_rows[] = {FIXED_ROWS(X_ROW)};
 /* ---- Cross products: users x bad values ---------------------------------- */
 
 /* Every bad handle gives InvalidResourceHandle: issue 3 (destroyed,
- * never-created, wrong-kind), SEMANTICS.md (NULL event, destroyed event),
+ * never-created, wrong-kind), docs/semantics.md (NULL event, destroyed event),
  * CUDA manual ("cudaErrorInvalidResourceHandle: ... an invalid handle, such
  * as a stream or an event"). */
 #define SRC_HANDLE                                                             \
@@ -1580,7 +1581,7 @@ START_TEST(bad_input) {
     clsError_t last = clsGetLastError();
     ck_assert_msg(last == want,
                   "case %d %s: %s returned %s but left %s as "
-                  "the last error (SEMANTICS.md Errors)",
+                  "the last error (docs/semantics.md Errors)",
                   _i, c.name, c.call, clsGetErrorName(got),
                   clsGetErrorName(last));
   }

@@ -92,7 +92,7 @@ START_TEST(priority_range) {
   CK_OK(clsGetDevice(&d));
   clsDeviceProp p;
   CK_OK(clsGetDeviceProperties(&p, d));
-  /* SEMANTICS.md: least is 0; with priorities greatest is below it (-5 on
+  /* docs/semantics.md: least is 0; with priorities greatest is below it (-5 on
    * an H200 with CUDA), without them the range is 0..0. */
   ck_assert_int_eq(least, 0);
   if (p.streamPriorities)

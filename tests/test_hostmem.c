@@ -194,7 +194,7 @@ START_TEST(managed_roundtrip) {
   int h[4];
   CK_OK(clsMemcpy(h, m + 10, sizeof h, clsMemcpyDefault));
   ck_assert_int_eq(h[0], 30);
-  /* clsMemset of device memory returns at once (SEMANTICS.md), of
+  /* clsMemset of device memory returns at once (docs/semantics.md), of
    * managed memory once it is done (CUDA documents memsets of Unified
    * Memory as fully synchronous): the host reads it with no wait. */
   CK_OK(clsMemset(m, 0, 4 * sizeof(int)));

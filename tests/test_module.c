@@ -187,7 +187,7 @@ END_TEST
 
 /* Pointer arguments at an offset into an allocation.  On a buffer-memory
  * device an offset must be a multiple of bufferArgAlign (the rule in
- * docs/devices.md): the offsets below are multiples of it there, and an
+ * docs/drivers.md): the offsets below are multiples of it there, and an
  * offset that is not is refused with InvalidValue, not sticky. */
 START_TEST(launch_pointer_offset) {
   enum { N = 1024 };

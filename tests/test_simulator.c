@@ -3,7 +3,7 @@
  * second thread: the cases CI runs first under Oclgrind (label
  * "simulator"), where a flush runs the queue on the calling thread and
  * host functions run inline (hostFuncsInline: on the calling thread,
- * before clsLaunchHostFunc returns; docs/devices.md), and which every
+ * before clsLaunchHostFunc returns; docs/drivers.md), and which every
  * other run includes as a unit test.  The host-function cases hold on
  * both ways of running them: nothing here waits for a host function to
  * start while the test thread goes on.  Small sizes: the simulator runs

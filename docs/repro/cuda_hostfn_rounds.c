@@ -1,7 +1,7 @@
 /*
  * Where the CUDA build's host-function round trip (clsLaunchHostFunc +
  * clsStreamSynchronize) lost time against raw cudaLaunchHostFunc +
- * cudaStreamSynchronize (docs/devices.md, "Host functions on the CUDA
+ * cudaStreamSynchronize (docs/drivers.md, "Host functions on the CUDA
  * build").  Not built by CMake.
  *
  * Variants run in turns of BLOCK round trips, ROUNDS times, each turn's

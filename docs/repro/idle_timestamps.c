@@ -10,16 +10,16 @@
  *   cc -O2 -o idle_timestamps idle_timestamps.c -lOpenCL
  *   PROBE_DEVICE=NVIDIA PROBE_N=200000 ./idle_timestamps
  *
- * H200, driver 580.159.04, 2026-12-04 (docs/devices.md, "Idle-queue
+ * H200, driver 580.159.04, 2026-12-04 (docs/drivers.md, "Idle-queue
  * timestamps"):
  * - barrier: QUEUED and SUBMIT read 0, START and END 0.2-0.4 ms before
  *   the previous kernel's END: none of the four is usable (0 of 40
  *   between the two kernels);
  * - marker: all four between the two kernels (40 of 40); QUEUED is
  *   CLOCK_REALTIME read before the call minus 69.6-71.2 us (on 12-01
- *   ../shared/DRIVER-COSTS.md saw a kernel's QUEUED 87 us after it: the
- *   offset is not a constant to build in), and END about 8 us after
- *   QUEUED;
+ *   the raw cost probe of docs/drivers.md saw a kernel's QUEUED 87 us
+ *   after it: the offset is not a constant to build in), and END about
+ *   8 us after QUEUED;
  * - cost on an idle queue, 2,000 operations, median of 7: barrier
  *   1.2 us, marker 7.9 us;
  * - a pending barrier's QUEUED is CL_PROFILING_INFO_NOT_AVAILABLE;

@@ -1,6 +1,6 @@
 /*
  * Raw OpenCL reproducer of the NVIDIA driver bug behind clstream's
- * deferred module release (src/opencl/module.c; docs/devices.md, "A
+ * deferred module release (src/opencl/module.c; docs/drivers.md, "A
  * driver bug behind test_stress").  Not built by CMake.
  *
  * THREADS threads share one command queue (or each has its own) and loop:

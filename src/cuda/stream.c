@@ -69,7 +69,8 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
 
 /* Whether the runtime's callback thread is marked (cls__host_thread_mark).
  * CUDA runs every host function and callback of the process on that one
- * thread (SEMANTICS.md), which runs nothing else, so the first
+ * thread (docs/semantics.md, The legacy default stream), which runs
+ * nothing else, so the first
  * job through a trampoline marks it and later host functions go to the
  * runtime as they are (cls__b_stream_host_fn): no record, and nothing of
  * ours between the runtime and the user's function.  Should a runtime

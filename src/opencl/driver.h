@@ -2,7 +2,7 @@
  * devices and their drivers, read once at enumeration and never changed
  * after (device.c, facts.c, identity.c), the parameter lists read from a
  * kernel's source (kernel_sig.c) and the timeline trace (trace.c).  The
- * layers and what each offers: docs/design-opencl.md. */
+ * layers and what each offers: docs/design.md, "The OpenCL backend". */
 #ifndef CLSTREAM_OPENCL_DRIVER_H
 #define CLSTREAM_OPENCL_DRIVER_H
 

@@ -5,7 +5,7 @@
  * another is decided here, once per device, from what the driver reports
  * (versions, capabilities, names) and stored in the device's `facts`;
  * the rest of the backend reads those fields and never tests a driver's
- * name itself.  docs/devices.md lists the facts and the drivers they were
+ * name itself.  docs/drivers.md lists the facts and the drivers they were
  * found on, and clstream-info prints them.
  *
  * Facts decided here:
@@ -55,7 +55,7 @@
  *   submits work at enqueue: an idle marker left unflushed, with no
  *   OpenCL call after it, ran 10-12 us after it was queued, as a flushed
  *   one did (12-17 us), while a clFlush costs 1.5-1.9 us there (H200,
- *   driver 580; docs/devices.md), most of what a record on an idle stream
+ *   driver 580; docs/drivers.md), most of what a record on an idle stream
  *   cost over raw OpenCL's marker.  PoCL's unflushed markers ran as
  *   promptly (3.1: 15-23 us, 5.0: 20-48 us) but its flushes cost 5 ns, so
  *   it keeps them.  Always on where flush_to_start is.
@@ -71,7 +71,7 @@
  *   with its event, 644 without), a later barrier would cost more, and
  *   the barrier would not carry the failure of a command that failed
  *   before it was enqueued (PoCL chains a command only to an unfinished
- *   predecessor, docs/devices.md); the others are unmeasured.  On PoCL
+ *   predecessor, docs/drivers.md); the others are unmeasured.  On PoCL
  *   the event also lets a record right behind a command stand on it
  *   instead of a marker: without it kernel_record_sync, copy_record_sync
  *   and pingpong ran slower there, while a launch's instructions fell

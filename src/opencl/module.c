@@ -152,7 +152,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
  * NVIDIA's driver (580, on the H200) does not keep that promise: where
  * threads release programs whose launches are pending in a queue they
  * share, a thread of the driver's later frees memory twice or reads freed
- * memory (docs/devices.md, "A driver bug behind test_stress").  So a
+ * memory (docs/drivers.md, "A driver bug behind test_stress").  So a
  * module keeps its program and kernels until the device work that was
  * pending when it was unloaded is done: its unload gathers that work as
  * clsDeviceSynchronize does (without waiting) and watches each event

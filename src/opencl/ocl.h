@@ -4,12 +4,13 @@
  * which every layer reads, and the helpers of ocl.c, which call no other
  * file of the backend.  Every file includes it, through its own layer's
  * header: ocl.h, driver.h, memory.h, threads.h, position.h, batch.h and
- * enqueue.h, command.h, bottom to top (docs/design-opencl.md draws them).
+ * enqueue.h, command.h, bottom to top (docs/design.md, "The OpenCL backend",
+ * draws them).
  *
  * Locks: the backend's lock table (every mutex, the one file that owns
  * it and the state it guards, and what may be taken inside it), its lock
  * order and the few waits made under a lock are kept in one place,
- * docs/design-opencl.md; change it with the lock.  Where a comment says
+ * docs/design.md ("Locks"); change it with the lock.  Where a comment says
  * a function runs under a lock, the function asserts it in debug builds
  * (CLS__ASSERT_HELD, CLS__ASSERT_MUTEX_HELD: src/lock.h).
  */

@@ -41,7 +41,7 @@
   } while (0)
 
 /* cudaEventElapsedTime that accepts a device which cannot time work
- * (clstream on rusticl: cudaErrorNotSupported, docs/devices.md): then *ms
+ * (clstream on rusticl: cudaErrorNotSupported, docs/drivers.md): then *ms
  * is 0 and the last error is cleared.  Returns 1 when *ms was measured. */
 #define CUDA_ELAPSED(ms, a, b)                                                 \
   cuda_elapsed_or_untimed((ms), (a), (b), __FILE__, __LINE__)

@@ -18,7 +18,7 @@
  *     implicit synchronization (legacy work waits for the newest work of
  *     every blocking stream, destroyed ones included; blocking-stream work
  *     waits for the legacy stream's newest work);
- *   - what each call waits for is CUDA 13's (SEMANTICS.md): clsMemset of
+ *   - what each call waits for is CUDA 13's (docs/semantics.md): clsMemset of
  *     device memory and device-to-device clsMemcpy return at once, other
  *     clsMemcpy calls and clsMemcpyAsync into pageable memory return when
  *     done, clsFree waits for the whole device and clsMalloc for nothing

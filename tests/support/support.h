@@ -1,7 +1,7 @@
 /*
  * Helpers shared by the Check test programs (tests/test_*.c).
  *
- * Rules the helpers encode (DESIGN.md, "Tests"):
+ * Rules the helpers encode (docs/testing.md, "Adding a test"):
  * - Device objects are created inside each test, never in main(): Check
  *   forks every test and the library must initialize in the child.
  * - "Not ready" states are made deterministic with a gate: a host function
