@@ -35,7 +35,7 @@
  *    clsModuleLoadData and launched with clsLaunchKernel or cudaLaunchKernel
  *    (which takes the clsFunction_t where CUDA takes the kernel's address).
  *  - CUDA runtime calls clstream does not implement (cudaDeviceReset,
- *    graphs, memory pools as objects, ...): they stay undeclared, so the
+ *    memory pools as objects, ...): they stay undeclared, so the
  *    compiler names each one.
  *
  * CUDART_VERSION is 13000: the CUDA runtime version whose semantics
@@ -170,8 +170,13 @@ struct dim3 : clsDim3 {
 #define cudaErrorSystemDriverMismatch clsErrorSystemDriverMismatch
 #define cudaErrorStreamCaptureUnsupported clsErrorStreamCaptureUnsupported
 #define cudaErrorStreamCaptureInvalidated clsErrorStreamCaptureInvalidated
+#define cudaErrorStreamCaptureMerge clsErrorStreamCaptureMerge
+#define cudaErrorStreamCaptureUnmatched clsErrorStreamCaptureUnmatched
+#define cudaErrorStreamCaptureUnjoined clsErrorStreamCaptureUnjoined
+#define cudaErrorStreamCaptureIsolation clsErrorStreamCaptureIsolation
 #define cudaErrorStreamCaptureImplicit clsErrorStreamCaptureImplicit
 #define cudaErrorCapturedEvent clsErrorCapturedEvent
+#define cudaErrorStreamCaptureWrongThread clsErrorStreamCaptureWrongThread
 #define cudaErrorTimeout clsErrorTimeout
 #define cudaErrorUnknown clsErrorUnknown
 
@@ -388,5 +393,77 @@ static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
   return clsLaunchKernel((clsFunction_t)func, gridDim, blockDim, args,
                          sharedMem, stream);
 }
+
+/* ---- Stream capture and graphs ----------------------------------------
+ * CUDA 13's signatures.  cudaStreamGetCaptureInfo and
+ * cudaGraphAddDependencies take the edge arguments CUDA 13 added; clstream
+ * has only default edges, so edge data must be NULL (an edgeData_out asked
+ * for gets NULL, which CUDA also gives for default edges), and the
+ * capture's graph and dependencies are not given (NULL, or
+ * cudaErrorNotSupported when asked for). */
+typedef clsGraph_t cudaGraph_t;
+typedef clsGraphExec_t cudaGraphExec_t;
+typedef clsGraphNode_t cudaGraphNode_t;
+typedef clsStreamCaptureMode cudaStreamCaptureMode_t;
+typedef clsStreamCaptureStatus cudaStreamCaptureStatus_t;
+#define cudaStreamCaptureMode clsStreamCaptureMode
+#define cudaStreamCaptureStatus clsStreamCaptureStatus
+#define cudaStreamCaptureModeGlobal clsStreamCaptureModeGlobal
+#define cudaStreamCaptureModeThreadLocal clsStreamCaptureModeThreadLocal
+#define cudaStreamCaptureModeRelaxed clsStreamCaptureModeRelaxed
+#define cudaStreamCaptureStatusNone clsStreamCaptureStatusNone
+#define cudaStreamCaptureStatusActive clsStreamCaptureStatusActive
+#define cudaStreamCaptureStatusInvalidated clsStreamCaptureStatusInvalidated
+#define cudaKernelNodeParams clsKernelNodeParams
+#define cudaMemsetParams clsMemsetParams
+#define cudaHostNodeParams clsHostNodeParams
+/* CUDA's edge data (cudaGraphEdgeData); only NULL is accepted. */
+typedef struct cudaGraphEdgeData_st {
+  unsigned char from_port, to_port, type, reserved[5];
+} cudaGraphEdgeData;
+
+#define cudaStreamBeginCapture clsStreamBeginCapture
+#define cudaStreamEndCapture clsStreamEndCapture
+#define cudaStreamIsCapturing clsStreamIsCapturing
+#define cudaThreadExchangeStreamCaptureMode clsThreadExchangeStreamCaptureMode
+#define cudaGraphCreate clsGraphCreate
+#define cudaGraphDestroy clsGraphDestroy
+#define cudaGraphGetNodes clsGraphGetNodes
+#define cudaGraphAddEmptyNode clsGraphAddEmptyNode
+#define cudaGraphAddKernelNode clsGraphAddKernelNode
+#define cudaGraphAddMemcpyNode1D clsGraphAddMemcpyNode1D
+#define cudaGraphAddMemsetNode clsGraphAddMemsetNode
+#define cudaGraphAddHostNode clsGraphAddHostNode
+#define cudaGraphLaunch clsGraphLaunch
+#define cudaGraphUpload clsGraphUpload
+#define cudaGraphExecDestroy clsGraphExecDestroy
+#define cudaGraphExecKernelNodeSetParams clsGraphExecKernelNodeSetParams
+
+/* cudaStreamGetCaptureInfo with CUDA 13's parameters. */
+static inline cudaError_t
+cudaStreamGetCaptureInfo(cudaStream_t stream,
+                         cudaStreamCaptureStatus_t *captureStatus_out,
+                         unsigned long long *id_out, cudaGraph_t *graph_out,
+                         const cudaGraphNode_t **dependencies_out,
+                         const cudaGraphEdgeData **edgeData_out,
+                         size_t *numDependencies_out) {
+  if (graph_out || dependencies_out || numDependencies_out)
+    return clsErrorNotSupported;
+  if (edgeData_out) *edgeData_out = NULL;
+  return clsStreamGetCaptureInfo(stream, captureStatus_out, id_out);
+}
+
+/* cudaGraphAddDependencies with CUDA 13's edgeData (NULL only). */
+static inline cudaError_t
+cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
+                         const cudaGraphNode_t *to,
+                         const cudaGraphEdgeData *edgeData,
+                         size_t numDependencies) {
+  if (edgeData) return clsErrorNotSupported;
+  return clsGraphAddDependencies(graph, from, to, numDependencies);
+}
+
+/* CUDA 12's three-argument cudaGraphInstantiate (flags: 0 only). */
+#define cudaGraphInstantiate clsGraphInstantiate
 
 #endif /* CLSTREAM_CUDA_H */
