@@ -347,11 +347,13 @@ clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
                                   size_t max);
 
 /* Replay.  The front keeps the graphs and orders an executable graph's
- * nodes topologically; it then offers them to the backend, which may make
- * a prepared replay of its own (CUDA: a cudaGraphExec_t built from the
- * nodes; OpenCL: none yet, *out NULL, and the front issues the nodes one
- * by one through the calls above, with no checks left).  Every node's
- * deps name earlier positions. */
+ * nodes topologically; it then offers them to the backend, which makes a
+ * prepared replay of its own (CUDA: a cudaGraphExec_t built from the
+ * nodes, cuda/graph.c; OpenCL: kernel objects with their arguments set
+ * once, enqueued in order without events, opencl/replay.c), or *out NULL,
+ * and the front issues the nodes one by one through the calls above.
+ * Every node's deps name earlier positions; kernel args stay valid (the
+ * front's) until the exec is destroyed or the node updated. */
 typedef struct cls__bexec cls__bexec;
 enum cls__bnode_kind {
   CLS__BNODE_EMPTY = 0,
@@ -378,13 +380,16 @@ typedef struct cls__bnode {
 } cls__bnode;
 /* Prepares nodes[0..n) (in order: each node's deps come before it) for
  * replay on opened `dev`; *out NULL where the backend has no prepared
- * replay for them.  Kernel arguments are read here. */
+ * replay for them.  *ordered: the backend itself orders each launch after
+ * the exec's previous one (else the front does, with a record and a
+ * wait).  The front serializes launches, uploads and updates of one
+ * exec. */
 clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
-                               cls__bexec **out);
+                               cls__bexec **out, int *ordered);
 /* Makes the uploads a first launch on `s` would make. */
 clsError_t cls__b_exec_upload(cls__bexec *x, cls__bstream *s);
-/* Issues the whole graph on `s`, after its earlier work and after the
- * exec's previous launch on any stream.  Never blocks. */
+/* Issues the whole graph on `s`, after its earlier work (and, where
+ * *ordered was set, after the exec's previous launch).  Never blocks. */
 clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s);
 /* New parameters for kernel node i (same function) in later launches. */
 clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,

@@ -63,6 +63,7 @@ typedef struct cls__exec {
   cls__btoken *last;
   cls__bstream *last_s;
   cls__bexec *bx;        /* the backend's prepared replay, or NULL */
+  int bx_ordered;        /* bx orders launches itself */
   cls__hostrec *hosts;   /* for bx: one per node (host nodes' used) */
   size_t nhost;          /* host nodes */
 } cls__exec;
@@ -215,7 +216,7 @@ static clsError_t cls__exec_prepare(cls__exec *x, const cls__graph *g) {
     for (size_t d = 0; d < gn->ndeps; ++d)
       deps[at++] = x->pos[gn->deps[d]->index];
   }
-  e = cls__b_exec_prepare(x->dev, b, x->n, &x->bx);
+  e = cls__b_exec_prepare(x->dev, b, x->n, &x->bx, &x->bx_ordered);
 out:
   free(b);
   free(deps);
@@ -335,17 +336,18 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
   clsError_t e = cls__exec_target(h, s, "clsGraphLaunch", &x, &b);
   if (e != clsSuccess) CLS__RETURN(e);
   pthread_mutex_lock(&x->lock);
-  if (x->bx) {
-    /* The backend orders the launch after the previous one itself; the
-     * exec's record is kept only for its host records (ExecDestroy). */
+  /* After the exec's previous launch, wherever it was issued. */
+  if (x->last && x->last_s != b && !(x->bx && x->bx_ordered))
+    e = cls__b_stream_wait_token(b, x->last);
+  if (e == clsSuccess && x->bx) {
     e = cls__b_exec_launch(x->bx, b);
-    if (!x->nhost || e != clsSuccess) {
+    /* A backend that orders launches itself needs no record, but for
+     * the host records that clsGraphExecDestroy must outlive. */
+    if (x->bx_ordered && (!x->nhost || e != clsSuccess)) {
       pthread_mutex_unlock(&x->lock);
       CLS__RETURN(e);
     }
   } else {
-    /* After the exec's previous launch, wherever it was issued. */
-    if (x->last && x->last_s != b) e = cls__b_stream_wait_token(b, x->last);
     for (size_t i = 0; e == clsSuccess && i < x->n; ++i)
       e = cls__node_issue(&x->nodes[i], b);
   }

@@ -63,8 +63,9 @@ static cudaError_t cls__cuda_add_node(struct cls__bexec *x, const cls__bnode *in
 }
 
 clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
-                               cls__bexec **out) {
+                               cls__bexec **out, int *ordered) {
   *out = NULL;
+  *ordered = 1; /* cudaGraphLaunch orders launches of one exec */
   clsError_t e = cls__cuda_use(dev);
   if (e != clsSuccess) return e;
   struct cls__bexec *x = calloc(1, sizeof *x);

@@ -18,29 +18,3 @@ clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
   return clsSuccess;
 }
 
-/* No prepared replay on OpenCL yet: the front issues the nodes one by one
- * (docs/design.md, "Capture and replay", says why). */
-clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
-                               cls__bexec **out) {
-  (void)dev, (void)nodes, (void)n;
-  *out = NULL;
-  return clsSuccess;
-}
-
-clsError_t cls__b_exec_upload(cls__bexec *x, cls__bstream *s) {
-  (void)x, (void)s;
-  return clsSuccess;
-}
-
-clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
-  (void)x, (void)s;
-  return cls__reason(clsErrorNotSupported, "no prepared replay on OpenCL");
-}
-
-clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
-                                     const cls__bnode *node) {
-  (void)x, (void)i, (void)node;
-  return cls__reason(clsErrorNotSupported, "no prepared replay on OpenCL");
-}
-
-void cls__b_exec_destroy(cls__bexec *x) { (void)x; }
