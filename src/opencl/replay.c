@@ -11,11 +11,11 @@
  * kernels only the stream's position names, as on NVIDIA's driver.
  * Copies, fills and host nodes take the backend's own command paths.
  *
- * cl_khr_command_buffer is not used: PoCL 3.1's (0.9.0) replayed 100 tiny
- * kernels no faster than plain enqueues on its CPU device (2.1-3.4 us vs
+ * cl_khr_command_buffer is not used (facts.c, replay_command_buffers, 0
+ * on every device so far): PoCL 3.1's (0.9.0) replayed 100 tiny kernels
+ * no faster than plain enqueues on its CPU device (2.1-3.4 us vs
  * 1.75-2.65 us per kernel), NVIDIA's driver and rusticl 22.3 do not have
- * it, and Debian 12's headers carry its pre-1.0 signatures; facts.c keeps
- * the measured answer (docs/drivers.md).
+ * it, and Debian 12's headers carry its pre-1.0 signatures.
  *
  * Pointer arguments on the buffer path are buffers or sub-buffers looked
  * up in the allocation table, which a free may release (memory.c), so a
