@@ -12,10 +12,11 @@ clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
     size_t offset = 0, size = 0;
     cudaError_t r =
         cudaFuncGetParamInfo((const void *)f->kernel, i, &offset, &size);
-    if (r != cudaSuccess) {
+    if (r == cudaErrorInvalidValue) {
       (void)cudaGetLastError(); /* past the last parameter */
       break;
     }
+    if (r != cudaSuccess) return cls__cuda_rt(r, "cudaFuncGetParamInfo");
     if (i < max) sizes[i] = size;
   }
   *n = i;
