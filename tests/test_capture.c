@@ -142,7 +142,8 @@ typedef struct seen {
 static void hf_seen(void *p) {
   seen *s = p;
   atomic_fetch_add(&s->runs, 1);
-  if (s->host[0] == 5 + atomic_load(&s->runs) - 1) atomic_fetch_add(&s->good, 1);
+  if (s->host[0] == 5 + atomic_load(&s->runs) - 1)
+    atomic_fetch_add(&s->good, 1);
 }
 
 static void cb_count(clsStream_t s, clsError_t status, void *p) {

@@ -399,8 +399,7 @@ START_TEST(graph_bad_input) {
   CK_CLS(clsGraphDestroy(g), clsErrorInvalidResourceHandle);
   CK_CLS(clsGraphGetNodes(g, NULL, &cnt), clsErrorInvalidResourceHandle);
   CK_CLS(clsGraphInstantiate(&x, g, 0), clsErrorInvalidResourceHandle);
-  CK_CLS(clsGraphLaunch(x, (clsStream_t)0x4444),
-         clsErrorInvalidResourceHandle);
+  CK_CLS(clsGraphLaunch(x, (clsStream_t)0x4444), clsErrorInvalidResourceHandle);
   CK_OK(clsGraphExecDestroy(x));
   CK_CLS(clsGraphExecDestroy(x), clsErrorInvalidResourceHandle);
   CK_CLS(clsGraphLaunch(x, NULL), clsErrorInvalidResourceHandle);

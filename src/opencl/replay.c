@@ -70,8 +70,8 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
     cl_int err;
     if (a->kind == CLS__ARG_POINTER) {
       int svm;
-      err = cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what,
-                                     &svm);
+      err =
+          cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what, &svm);
     } else if (pointers_only) {
       continue;
     } else if (a->kind == CLS__ARG_VEC3) {
@@ -83,8 +83,8 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
     }
     if (err != CL_SUCCESS) {
       char buf[320];
-      snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what,
-               f->name, (unsigned)i);
+      snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
+               (unsigned)i);
       return cls__ocl_error(err, buf);
     }
   }
@@ -98,8 +98,8 @@ static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
     return cls__reason(clsErrorInvalidValue, "%s",
                        f->bad_msg ? f->bad_msg : "unsupported parameter");
   cl_program prog;
-  cl_int err = clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog,
-                               NULL);
+  cl_int err =
+      clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelInfo");
   x->k = clCreateKernel(prog, f->name, &err);
   if (!x->k) return cls__ocl_error(err, "clCreateKernel");
@@ -217,9 +217,9 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
       while (j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
              !cls__trace_on)
         ++j;
-      e = cls__trace_on ? cls__b_launch(o->b.f, o->b.grid, o->b.block,
-                                        o->b.args, 0, s)
-                        : cls__ox_kernels(x, i, j, s);
+      e = cls__trace_on
+              ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
+              : cls__ox_kernels(x, i, j, s);
       i = j;
       continue;
     }
