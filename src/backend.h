@@ -486,6 +486,12 @@ size_t cls__mem_gen(void);
  * refused (clsErrorNotPermitted) as from inside one. */
 void cls__host_thread_mark(void);
 
+/* ---- The kernel prelude (embedded by CMake with the front) ------------- */
+
+/* cl/clstream_kernel.h, as clsModuleLoadData prepends it: the OpenCL
+ * backend builds it once per device to probe the kernel clock (facts.c). */
+extern const char cls__prelude[];
+
 /* ---- Locks (lock.h, lock.c) and range tables (rangetab.h, rangetab.c) ---
  * Included above: cls__lock, the light lock taken on every command, and
  * cls__rangetab, the sorted address-range table under the front's
