@@ -841,6 +841,89 @@ CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
  * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);
 
+/* ---- Kernel attributes and occupancy (device queries) ------------------ */
+
+/* A kernel's attributes (cudaFuncAttributes: CUDA 13's fields in its
+ * order).  On OpenCL they are the driver's answers for the current
+ * device (CL_KERNEL_* queries); a value no driver gives is 0, as said. */
+typedef struct clsFuncAttributes {
+  size_t sharedSizeBytes; /* Static local (shared) memory, bytes
+                             (CL_KERNEL_LOCAL_MEM_SIZE). */
+  size_t constSizeBytes;  /* OpenCL: 0 (no driver says). */
+  size_t localSizeBytes;  /* Private memory per work-item, bytes
+                             (CL_KERNEL_PRIVATE_MEM_SIZE). */
+  int maxThreadsPerBlock; /* The largest block this kernel may be launched
+                             with (CL_KERNEL_WORK_GROUP_SIZE; NVIDIA's
+                             driver 580 says 256 for every kernel). */
+  int numRegs;            /* OpenCL: 0 (no driver says). */
+  int ptxVersion;         /* OpenCL: 0. */
+  int binaryVersion;      /* OpenCL: 0. */
+  int cacheModeCA;        /* OpenCL: 0. */
+  int maxDynamicSharedSizeBytes; /* As clsFuncSetAttribute last set it; by
+                                    default the device's local memory less
+                                    sharedSizeBytes on OpenCL. */
+  int preferredShmemCarveout;    /* As last set; -1 (no preference) by
+                                    default.  A hint OpenCL cannot take. */
+  int clusterDimMustBeSet;       /* Clusters: 0 on OpenCL. */
+  int requiredClusterWidth, requiredClusterHeight, requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
+} clsFuncAttributes;
+
+/* The settable kernel attributes (cudaFuncAttribute), with CUDA's
+ * values. */
+typedef enum clsFuncAttribute {
+  clsFuncAttributeMaxDynamicSharedMemorySize = 8,
+  clsFuncAttributePreferredSharedMemoryCarveout = 9,
+  clsFuncAttributeClusterDimMustBeSet = 10,
+  clsFuncAttributeRequiredClusterWidth = 11,
+  clsFuncAttributeRequiredClusterHeight = 12,
+  clsFuncAttributeRequiredClusterDepth = 13,
+  clsFuncAttributeNonPortableClusterSizeAllowed = 14,
+  clsFuncAttributeClusterSchedulingPolicyPreference = 15,
+  clsFuncAttributeMax = 16
+} clsFuncAttribute;
+
+/* Fills *attr with f's attributes on the current device
+ * (cudaFuncGetAttributes), building f's module for that device first if
+ * it is not built there yet (blocks while compiling).  InvalidValue for a
+ * NULL attr, InvalidDeviceFunction for a handle that is not a live
+ * function. */
+CLS_API clsError_t clsFuncGetAttributes(clsFuncAttributes *attr,
+                                        clsFunction_t f);
+/* Sets attribute `attr` of f (cudaFuncSetAttribute):
+ * MaxDynamicSharedMemorySize (0 up to sharedMemPerBlockOptin less the
+ * kernel's static shared memory) and PreferredSharedMemoryCarveout (-1 up
+ * to 100) are kept and read back by clsFuncGetAttributes; on OpenCL the
+ * cluster attributes return clsErrorNotSupported (no clusters).
+ * InvalidValue for a value out of range or an attribute not in the enum.
+ * Never blocks on the device. */
+CLS_API clsError_t clsFuncSetAttribute(clsFunction_t f, clsFuncAttribute attr,
+                                       int value);
+/* Stores in *numBlocks how many blocks of `blockSize` threads of f, each
+ * with `dynamicSMemSize` bytes of dynamic shared memory, a multiprocessor
+ * holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor).  On
+ * OpenCL, from the device's limits: threads (maxThreadsPerMultiProcessor,
+ * blocks rounded up to whole warps), local memory
+ * (sharedMemPerMultiprocessor) and maxBlocksPerMultiProcessor; 0 for a
+ * block larger than the kernel's maxThreadsPerBlock.  InvalidValue for a
+ * NULL numBlocks or blockSize <= 0.  Never blocks on the device. */
+CLS_API clsError_t clsOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, clsFunction_t f, int blockSize, size_t dynamicSMemSize);
+/* Stores the block size that gives f the most resident threads per
+ * multiprocessor (*blockSize, a multiple of the warp size up to
+ * blockSizeLimit, 0 meaning the kernel's own limit) and the smallest grid
+ * that fills the device with it (*minGridSize), by the rule of
+ * clsOccupancyMaxActiveBlocksPerMultiprocessor, as CUDA's
+ * cudaOccupancyMaxPotentialBlockSize does (its C++ defaults are 0 and
+ * 0).  InvalidValue for NULL outputs or a negative limit. */
+CLS_API clsError_t clsOccupancyMaxPotentialBlockSize(int *minGridSize,
+                                                     int *blockSize,
+                                                     clsFunction_t f,
+                                                     size_t dynamicSMemSize,
+                                                     int blockSizeLimit);
+
 /* ---- Settings and device names ----------------------------------------- */
 
 /* One of the library's settings: a CLSTREAM_* environment variable.  The

@@ -461,4 +461,46 @@ static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
                          sharedMem, stream);
 }
 
+/* ---- Kernel attributes and occupancy (device queries) ------------------ */
+
+typedef clsUUID_t cudaUUID_t;
+#define cudaFuncAttributes clsFuncAttributes
+#define cudaFuncAttribute clsFuncAttribute
+#define cudaFuncAttributeMaxDynamicSharedMemorySize                            \
+  clsFuncAttributeMaxDynamicSharedMemorySize
+#define cudaFuncAttributePreferredSharedMemoryCarveout                         \
+  clsFuncAttributePreferredSharedMemoryCarveout
+#define cudaFuncAttributeClusterDimMustBeSet clsFuncAttributeClusterDimMustBeSet
+#define cudaFuncAttributeRequiredClusterWidth                                  \
+  clsFuncAttributeRequiredClusterWidth
+#define cudaFuncAttributeRequiredClusterHeight                                 \
+  clsFuncAttributeRequiredClusterHeight
+#define cudaFuncAttributeRequiredClusterDepth                                  \
+  clsFuncAttributeRequiredClusterDepth
+#define cudaFuncAttributeNonPortableClusterSizeAllowed                         \
+  clsFuncAttributeNonPortableClusterSizeAllowed
+#define cudaFuncAttributeClusterSchedulingPolicyPreference                     \
+  clsFuncAttributeClusterSchedulingPolicyPreference
+#define cudaFuncAttributeMax clsFuncAttributeMax
+/* CUDA takes the kernel's address (`const void *`); here the clsFunction_t
+ * from clsModuleGetFunction, passed as it is or cast as CUDA code casts
+ * it. */
+#define cudaFuncGetAttributes(attr, func)                                      \
+  clsFuncGetAttributes((attr), (clsFunction_t)(func))
+#define cudaFuncSetAttribute(func, attr, value)                                \
+  clsFuncSetAttribute((clsFunction_t)(func), (clsFuncAttribute)(attr), (value))
+#define cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, func, block, smem)    \
+  clsOccupancyMaxActiveBlocksPerMultiprocessor((n), (clsFunction_t)(func),     \
+                                               (block), (smem))
+/* CUDA's is a C++ template whose last two parameters default to 0; this
+ * macro takes 3, 4 or 5 arguments, in C too. */
+#define cudaOccupancyMaxPotentialBlockSize(...)                                \
+  CLS__OCC_PICK(__VA_ARGS__, CLS__OCC5, CLS__OCC4, CLS__OCC3, , )(__VA_ARGS__)
+#define CLS__OCC_PICK(a, b, c, d, e, name, ...) name
+#define CLS__OCC5(grid, block, func, smem, limit)                              \
+  clsOccupancyMaxPotentialBlockSize((grid), (block), (clsFunction_t)(func),    \
+                                    (smem), (limit))
+#define CLS__OCC4(grid, block, func, smem) CLS__OCC5(grid, block, func, smem, 0)
+#define CLS__OCC3(grid, block, func) CLS__OCC5(grid, block, func, 0, 0)
+
 #endif /* CLSTREAM_CUDA_H */
