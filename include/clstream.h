@@ -298,15 +298,15 @@ typedef struct clsDeviceProp {
    * CUDA reports a feature a device lacks.  memoryClockRate and
    * kernelExecTimeoutEnabled left cudaDeviceProp in CUDA 13 (they are
    * attributes there) and are kept for older host code. */
-  clsUUID_t uuid;                   /* cl_khr_device_uuid's device UUID */
-  char luid[8];                     /* cl_khr_device_uuid's LUID, if valid */
-  unsigned int luidDeviceNodeMask;  /* its node mask */
-  int regsPerBlock;                 /* NVIDIA: CL_DEVICE_REGISTERS_PER_BLOCK_NV */
-  size_t memPitch;                  /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
-  size_t totalConstMem;             /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
-  size_t textureAlignment;          /* 0: no textures */
-  size_t texturePitchAlignment;     /* 0 */
-  int kernelExecTimeoutEnabled;     /* NVIDIA: CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV */
+  clsUUID_t uuid;                  /* cl_khr_device_uuid's device UUID */
+  char luid[8];                    /* cl_khr_device_uuid's LUID, if valid */
+  unsigned int luidDeviceNodeMask; /* its node mask */
+  int regsPerBlock;             /* NVIDIA: CL_DEVICE_REGISTERS_PER_BLOCK_NV */
+  size_t memPitch;              /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  size_t totalConstMem;         /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
+  size_t textureAlignment;      /* 0: no textures */
+  size_t texturePitchAlignment; /* 0 */
+  int kernelExecTimeoutEnabled; /* NVIDIA: CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV */
   int maxTexture1D, maxTexture1DMipmap, maxTexture2D[2], maxTexture2DMipmap[2],
       maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3],
       maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2],
@@ -321,28 +321,28 @@ typedef struct clsDeviceProp {
   int tccDriver;                          /* 0 */
   int memoryClockRate;                    /* 0: no driver gives it */
   int memoryBusWidth;                     /* 0: no driver gives it */
-  int l2CacheSize;                 /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
-  int persistingL2CacheMaxSize;    /* 0 */
-  int maxThreadsPerMultiProcessor; /* OpenCL: the largest work-group, the
-                                      most a compute unit is known to hold */
-  int globalL1CacheSupported;      /* 1 where global memory is cached
-                                      (CL_DEVICE_GLOBAL_MEM_CACHE_TYPE) */
-  int localL1CacheSupported;       /* 0: no driver says */
-  size_t sharedMemPerMultiprocessor; /* CL_DEVICE_LOCAL_MEM_SIZE */
-  int regsPerMultiprocessor;         /* 0: no driver says */
+  int l2CacheSize;                        /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
+  int persistingL2CacheMaxSize;           /* 0 */
+  int maxThreadsPerMultiProcessor;        /* OpenCL: the largest work-group, the
+                                             most a compute unit is known to hold */
+  int globalL1CacheSupported;             /* 1 where global memory is cached
+                                             (CL_DEVICE_GLOBAL_MEM_CACHE_TYPE) */
+  int localL1CacheSupported;              /* 0: no driver says */
+  size_t sharedMemPerMultiprocessor;      /* CL_DEVICE_LOCAL_MEM_SIZE */
+  int regsPerMultiprocessor;              /* 0: no driver says */
   int isMultiGpuBoard, multiGpuBoardGroupID; /* 0 */
-  int hostNativeAtomicSupported; /* fine-grained SVM with atomics */
-  int computePreemptionSupported; /* 0 */
-  int canUseHostPointerForRegisteredMem; /* as pageableMemoryAccess */
-  int cooperativeLaunch;                 /* 0: not offered */
-  size_t sharedMemPerBlockOptin;         /* as sharedMemPerBlock */
+  int hostNativeAtomicSupported;             /* fine-grained SVM with atomics */
+  int computePreemptionSupported;            /* 0 */
+  int canUseHostPointerForRegisteredMem;     /* as pageableMemoryAccess */
+  int cooperativeLaunch;                     /* 0: not offered */
+  size_t sharedMemPerBlockOptin;             /* as sharedMemPerBlock */
   int pageableMemoryAccessUsesHostPageTables; /* as pageableMemoryAccess */
   int directManagedMemAccessFromHost;         /* as managedMemory */
-  int maxBlocksPerMultiProcessor; /* OpenCL: maxThreadsPerMultiProcessor /
-                                     warpSize (blocks of one warp each) */
-  int accessPolicyMaxWindowSize;  /* 0 */
-  size_t reservedSharedMemPerBlock; /* 0 */
-  int sparseCudaArraySupported;     /* 0 */
+  int maxBlocksPerMultiProcessor;    /* OpenCL: maxThreadsPerMultiProcessor /
+                                        warpSize (blocks of one warp each) */
+  int accessPolicyMaxWindowSize;     /* 0 */
+  size_t reservedSharedMemPerBlock;  /* 0 */
+  int sparseCudaArraySupported;      /* 0 */
   int hostRegisterReadOnlySupported; /* as hostRegisterSupported */
   int timelineSemaphoreInteropSupported, gpuDirectRDMASupported; /* 0 */
   unsigned int gpuDirectRDMAFlushWritesOptions;                  /* 0 */
@@ -372,11 +372,11 @@ typedef struct clsDeviceProp {
 /* What cls_clock64() reads (clsDeviceProp's kernelClock, the kernel
  * dialect's CLS_CLOCK64_KIND). */
 typedef enum clsKernelClock {
-  clsKernelClockNone = 0,       /* no clock: cls_clock64() is a build error */
-  clsKernelClockSmCycles = 1,   /* the multiprocessor's cycle counter (CUDA;
-                                   NVIDIA's OpenCL through inline PTX) */
-  clsKernelClockDevice = 2,     /* cl_khr_kernel_clock's device clock */
-  clsKernelClockHostCycles = 3  /* the host CPU's time-stamp counter (PoCL) */
+  clsKernelClockNone = 0,      /* no clock: cls_clock64() is a build error */
+  clsKernelClockSmCycles = 1,  /* the multiprocessor's cycle counter (CUDA;
+                                  NVIDIA's OpenCL through inline PTX) */
+  clsKernelClockDevice = 2,    /* cl_khr_kernel_clock's device clock */
+  clsKernelClockHostCycles = 3 /* the host CPU's time-stamp counter (PoCL) */
 } clsKernelClock;
 
 /* Compute modes (cudaComputeMode), as computeMode and

@@ -276,8 +276,10 @@ struct dim3 : clsDim3 {
 #define cudaDevAttrMaxTexture3DDepthAlt clsDevAttrMaxTexture3DDepthAlt
 #define cudaDevAttrTexturePitchAlignment clsDevAttrTexturePitchAlignment
 #define cudaDevAttrMaxTextureCubemapWidth clsDevAttrMaxTextureCubemapWidth
-#define cudaDevAttrMaxTextureCubemapLayeredWidth clsDevAttrMaxTextureCubemapLayeredWidth
-#define cudaDevAttrMaxTextureCubemapLayeredLayers clsDevAttrMaxTextureCubemapLayeredLayers
+#define cudaDevAttrMaxTextureCubemapLayeredWidth                               \
+  clsDevAttrMaxTextureCubemapLayeredWidth
+#define cudaDevAttrMaxTextureCubemapLayeredLayers                              \
+  clsDevAttrMaxTextureCubemapLayeredLayers
 #define cudaDevAttrMaxSurface1DWidth clsDevAttrMaxSurface1DWidth
 #define cudaDevAttrMaxSurface2DWidth clsDevAttrMaxSurface2DWidth
 #define cudaDevAttrMaxSurface2DHeight clsDevAttrMaxSurface2DHeight
@@ -290,29 +292,42 @@ struct dim3 : clsDim3 {
 #define cudaDevAttrMaxSurface2DLayeredHeight clsDevAttrMaxSurface2DLayeredHeight
 #define cudaDevAttrMaxSurface2DLayeredLayers clsDevAttrMaxSurface2DLayeredLayers
 #define cudaDevAttrMaxSurfaceCubemapWidth clsDevAttrMaxSurfaceCubemapWidth
-#define cudaDevAttrMaxSurfaceCubemapLayeredWidth clsDevAttrMaxSurfaceCubemapLayeredWidth
-#define cudaDevAttrMaxSurfaceCubemapLayeredLayers clsDevAttrMaxSurfaceCubemapLayeredLayers
+#define cudaDevAttrMaxSurfaceCubemapLayeredWidth                               \
+  clsDevAttrMaxSurfaceCubemapLayeredWidth
+#define cudaDevAttrMaxSurfaceCubemapLayeredLayers                              \
+  clsDevAttrMaxSurfaceCubemapLayeredLayers
 #define cudaDevAttrMaxTexture1DLinearWidth clsDevAttrMaxTexture1DLinearWidth
 #define cudaDevAttrMaxTexture2DLinearWidth clsDevAttrMaxTexture2DLinearWidth
 #define cudaDevAttrMaxTexture2DLinearHeight clsDevAttrMaxTexture2DLinearHeight
 #define cudaDevAttrMaxTexture2DLinearPitch clsDevAttrMaxTexture2DLinearPitch
-#define cudaDevAttrMaxTexture2DMipmappedWidth clsDevAttrMaxTexture2DMipmappedWidth
-#define cudaDevAttrMaxTexture2DMipmappedHeight clsDevAttrMaxTexture2DMipmappedHeight
-#define cudaDevAttrMaxTexture1DMipmappedWidth clsDevAttrMaxTexture1DMipmappedWidth
+#define cudaDevAttrMaxTexture2DMipmappedWidth                                  \
+  clsDevAttrMaxTexture2DMipmappedWidth
+#define cudaDevAttrMaxTexture2DMipmappedHeight                                 \
+  clsDevAttrMaxTexture2DMipmappedHeight
+#define cudaDevAttrMaxTexture1DMipmappedWidth                                  \
+  clsDevAttrMaxTexture1DMipmappedWidth
 #define cudaDevAttrCanFlushRemoteWrites clsDevAttrCanFlushRemoteWrites
-#define cudaDevAttrPageableMemoryAccessUsesHostPageTables clsDevAttrPageableMemoryAccessUsesHostPageTables
-#define cudaDevAttrDirectManagedMemAccessFromHost clsDevAttrDirectManagedMemAccessFromHost
+#define cudaDevAttrPageableMemoryAccessUsesHostPageTables                      \
+  clsDevAttrPageableMemoryAccessUsesHostPageTables
+#define cudaDevAttrDirectManagedMemAccessFromHost                              \
+  clsDevAttrDirectManagedMemAccessFromHost
 #define cudaDevAttrMaxPersistingL2CacheSize clsDevAttrMaxPersistingL2CacheSize
 #define cudaDevAttrMaxAccessPolicyWindowSize clsDevAttrMaxAccessPolicyWindowSize
 #define cudaDevAttrSparseCudaArraySupported clsDevAttrSparseCudaArraySupported
-#define cudaDevAttrHostRegisterReadOnlySupported clsDevAttrHostRegisterReadOnlySupported
-#define cudaDevAttrTimelineSemaphoreInteropSupported clsDevAttrTimelineSemaphoreInteropSupported
+#define cudaDevAttrHostRegisterReadOnlySupported                               \
+  clsDevAttrHostRegisterReadOnlySupported
+#define cudaDevAttrTimelineSemaphoreInteropSupported                           \
+  clsDevAttrTimelineSemaphoreInteropSupported
 #define cudaDevAttrGPUDirectRDMASupported clsDevAttrGPUDirectRDMASupported
-#define cudaDevAttrGPUDirectRDMAFlushWritesOptions clsDevAttrGPUDirectRDMAFlushWritesOptions
-#define cudaDevAttrGPUDirectRDMAWritesOrdering clsDevAttrGPUDirectRDMAWritesOrdering
-#define cudaDevAttrMemoryPoolSupportedHandleTypes clsDevAttrMemoryPoolSupportedHandleTypes
+#define cudaDevAttrGPUDirectRDMAFlushWritesOptions                             \
+  clsDevAttrGPUDirectRDMAFlushWritesOptions
+#define cudaDevAttrGPUDirectRDMAWritesOrdering                                 \
+  clsDevAttrGPUDirectRDMAWritesOrdering
+#define cudaDevAttrMemoryPoolSupportedHandleTypes                              \
+  clsDevAttrMemoryPoolSupportedHandleTypes
 #define cudaDevAttrClusterLaunch clsDevAttrClusterLaunch
-#define cudaDevAttrDeferredMappingCudaArraySupported clsDevAttrDeferredMappingCudaArraySupported
+#define cudaDevAttrDeferredMappingCudaArraySupported                           \
+  clsDevAttrDeferredMappingCudaArraySupported
 #define cudaDevAttrIpcEventSupport clsDevAttrIpcEventSupport
 #define cudaDevAttrMemSyncDomainCount clsDevAttrMemSyncDomainCount
 #define cudaDevAttrNumaConfig clsDevAttrNumaConfig
@@ -323,10 +338,13 @@ struct dim3 : clsDim3 {
 #define cudaDevAttrVulkanCigSupported clsDevAttrVulkanCigSupported
 #define cudaDevAttrGpuPciDeviceId clsDevAttrGpuPciDeviceId
 #define cudaDevAttrGpuPciSubsystemId clsDevAttrGpuPciSubsystemId
-#define cudaDevAttrHostNumaMemoryPoolsSupported clsDevAttrHostNumaMemoryPoolsSupported
-#define cudaDevAttrHostNumaMultinodeIpcSupported clsDevAttrHostNumaMultinodeIpcSupported
+#define cudaDevAttrHostNumaMemoryPoolsSupported                                \
+  clsDevAttrHostNumaMemoryPoolsSupported
+#define cudaDevAttrHostNumaMultinodeIpcSupported                               \
+  clsDevAttrHostNumaMultinodeIpcSupported
 #define cudaDevAttrHostMemoryPoolsSupported clsDevAttrHostMemoryPoolsSupported
-#define cudaDevAttrOnlyPartialHostNativeAtomicSupported clsDevAttrOnlyPartialHostNativeAtomicSupported
+#define cudaDevAttrOnlyPartialHostNativeAtomicSupported                        \
+  clsDevAttrOnlyPartialHostNativeAtomicSupported
 #define cudaDevAttrMax clsDevAttrMax
 
 #define cudaComputeModeDefault clsComputeModeDefault

@@ -75,10 +75,8 @@ clsError_t clsFuncSetAttribute(clsFunction_t f, clsFuncAttribute attr,
   CLS__RETURN(clsSuccess);
 }
 
-clsError_t clsOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks,
-                                                        clsFunction_t f,
-                                                        int blockSize,
-                                                        size_t dynamicSMemSize) {
+clsError_t clsOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, clsFunction_t f, int blockSize, size_t dynamicSMemSize) {
   CLS__NOT_IN_HOST_FN();
   if (!numBlocks)
     CLS__RETURN(cls__reason(clsErrorInvalidValue, "numBlocks is NULL"));
@@ -99,8 +97,8 @@ clsError_t clsOccupancyMaxPotentialBlockSize(int *minGridSize, int *blockSize,
                                              int blockSizeLimit) {
   CLS__NOT_IN_HOST_FN();
   if (!minGridSize || !blockSize)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue,
-                            "minGridSize or blockSize is NULL"));
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "minGridSize or blockSize is NULL"));
   int dev;
   cls__bfunction *bf;
   cls__fattr *fa;

@@ -109,7 +109,7 @@ typedef struct cls__fattr {
  * (*dev), its module built there first if need be (blocks while
  * compiling), and its kept attributes: clsErrorInvalidDeviceFunction,
  * with a reason, for a handle that is not a live function (module.c). */
-clsError_t cls__function_current(clsFunction_t f, int *dev,
-                                 cls__bfunction **bf, cls__fattr **fa);
+clsError_t cls__function_current(clsFunction_t f, int *dev, cls__bfunction **bf,
+                                 cls__fattr **fa);
 
 #endif /* CLSTREAM_INTERNAL_H */

@@ -433,8 +433,8 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
 
 /* ---- Kernel attributes (funcattr.c) ------------------------------------ */
 
-clsError_t cls__function_current(clsFunction_t f, int *dev,
-                                 cls__bfunction **bf, cls__fattr **fa) {
+clsError_t cls__function_current(clsFunction_t f, int *dev, cls__bfunction **bf,
+                                 cls__fattr **fa) {
   cls__function *fn = cls__handle_get(CLS__KIND_FUNCTION, (uintptr_t)f);
   if (!fn)
     return cls__reason(clsErrorInvalidDeviceFunction,
@@ -444,8 +444,7 @@ clsError_t cls__function_current(clsFunction_t f, int *dev,
   clsError_t err = cls__current_device(dev);
   if (err != clsSuccess) return err;
   *bf = atomic_load_explicit(&fn->b[*dev], memory_order_acquire);
-  if (!*bf && (err = cls__function_on(fn, *dev, bf)) != clsSuccess)
-    return err;
+  if (!*bf && (err = cls__function_on(fn, *dev, bf)) != clsSuccess) return err;
   *fa = &fn->attrs;
   return clsSuccess;
 }

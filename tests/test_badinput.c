@@ -976,7 +976,7 @@ static clsError_t free_async_interior(fx *x) {
   X(hostfn_free_async, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
     clsFreeAsync(x->d2, x->s2))                                                \
   X(hostfn_launch, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",     \
-    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                   \
+    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                    \
   KCLOCK_ROWS(X)
 
 /* Issue 25 (device queries): kernel attributes, occupancy, and the device

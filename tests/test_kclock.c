@@ -69,8 +69,8 @@ START_TEST(clock_advances_where_the_device_has_one) {
     CK_OK(clsLaunchKernel(block, one, block32, args, 0, NULL));
     unsigned long long seen[2];
     CK_OK(clsMemcpy(seen, out, sizeof seen, clsMemcpyDeviceToHost));
-    printf("NOTE clock: waited %llu ticks, saw %llu, %llu steps back\n",
-           ticks, seen[0], seen[1]);
+    printf("NOTE clock: waited %llu ticks, saw %llu, %llu steps back\n", ticks,
+           seen[0], seen[1]);
     ck_assert_uint_ge(seen[0], ticks);
     ck_assert_uint_eq(seen[1], 0);
     CK_OK(clsFree(out));
@@ -105,8 +105,8 @@ START_TEST(warp_reduction_sums_right) {
   CK_OK(clsLaunchKernel(k.features, one, one, fargs, 0, NULL));
   unsigned h[2];
   CK_OK(clsMemcpy(h, feat, sizeof h, clsMemcpyDeviceToHost));
-  printf("NOTE warp: cls_warp_size() %u, warpSize %d, sum %lld of %lld\n",
-         h[1], p.warpSize, got, want);
+  printf("NOTE warp: cls_warp_size() %u, warpSize %d, sum %lld of %lld\n", h[1],
+         p.warpSize, got, want);
   ck_assert_msg(got == want, "sum %lld, want %lld (cls_warp_size() %u)", got,
                 want, h[1]);
   ck_assert_uint_ge(h[1], 1);
@@ -244,8 +244,8 @@ START_TEST(function_attributes) {
   int room = (int)(p.sharedMemPerBlockOptin - a.sharedSizeBytes);
   CK_OK(clsFuncSetAttribute(k.sum, clsFuncAttributeMaxDynamicSharedMemorySize,
                             room));
-  CK_CLS(clsFuncSetAttribute(
-             k.sum, clsFuncAttributeMaxDynamicSharedMemorySize, room + 1),
+  CK_CLS(clsFuncSetAttribute(k.sum, clsFuncAttributeMaxDynamicSharedMemorySize,
+                             room + 1),
          clsErrorInvalidValue);
   CK_LAST(clsErrorInvalidValue);
   if (p.clVersionMajor > 0) /* OpenCL: no thread-block clusters */
@@ -269,8 +269,8 @@ START_TEST(occupancy) {
   CK_OK(clsOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.busy, 32, 0));
   ck_assert_int_ge(n, 1);
   ck_assert_int_le(n * 32, p.maxThreadsPerMultiProcessor);
-  CK_OK(clsOccupancyMaxActiveBlocksPerMultiprocessor(
-      &n, k.busy, a.maxThreadsPerBlock, 0));
+  CK_OK(clsOccupancyMaxActiveBlocksPerMultiprocessor(&n, k.busy,
+                                                     a.maxThreadsPerBlock, 0));
   ck_assert_int_ge(n, 1);
   CK_OK(clsOccupancyMaxActiveBlocksPerMultiprocessor(
       &n, k.busy, a.maxThreadsPerBlock + 1, 0));

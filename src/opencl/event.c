@@ -268,10 +268,10 @@ clsError_t cls__b_token_elapsed(float *ms, cls__btoken *a, cls__btoken *b) {
   if (cls__state_error(r)) return r;
   /* A device whose timestamps cannot time work (facts.c) gives an error,
    * never 0.000 ms for real work; (e, e) is 0 everywhere. */
-  cls__btoken *untimed =
-      a->dev->facts.no_timestamps && !a->host_stamped   ? a
-      : b->dev->facts.no_timestamps && !b->host_stamped ? b
-                                                        : NULL;
+  cls__btoken *untimed = a->dev->facts.no_timestamps && !a->host_stamped ? a
+                         : b->dev->facts.no_timestamps && !b->host_stamped
+                             ? b
+                             : NULL;
   if (untimed && a != b)
     return cls__reason(clsErrorNotSupported,
                        "device %d (%s) gives no usable profiling timestamps "

@@ -24,8 +24,7 @@ clsError_t cls__b_func_attributes(int dev, cls__bfunction *f,
   if (err == CL_SUCCESS)
     err = clGetKernelWorkGroupInfo(f->k, d->id, CL_KERNEL_PRIVATE_MEM_SIZE,
                                    sizeof priv, &priv, NULL);
-  if (err != CL_SUCCESS)
-    return cls__ocl_error(err, "clGetKernelWorkGroupInfo");
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelWorkGroupInfo");
   /* Never above the device's own limit, nor 0 where a driver says so. */
   if (wg == 0 || wg > d->max_wg) wg = d->max_wg;
   a->sharedSizeBytes = (size_t)local;

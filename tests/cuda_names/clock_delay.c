@@ -44,12 +44,12 @@ int main(void) {
     CUDA_CHECK(cudaMalloc((void **)&d, n * sizeof *d));
     CUDA_CHECK(cudaMalloc((void **)&d_factor, sizeof *d_factor));
     CUDA_CHECK(cudaMemset(d, 0, n * sizeof *d));
-    CUDA_CHECK(cudaMemcpy(d_factor, &factor, sizeof factor,
-                          cudaMemcpyHostToDevice));
+    CUDA_CHECK(
+        cudaMemcpy(d_factor, &factor, sizeof factor, cudaMemcpyHostToDevice));
     void *args[] = {&d, &d_factor, &iters, &n};
     CUDA_CHECK(cudaEventRecord(start, 0));
-    CUDA_CHECK(cudaLaunchKernel(add_factor, (dim3){n / 256, 1, 1}, (dim3){256, 1, 1}, args, 0,
-                                0));
+    CUDA_CHECK(cudaLaunchKernel(add_factor, (dim3){n / 256, 1, 1},
+                                (dim3){256, 1, 1}, args, 0, 0));
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;
@@ -70,8 +70,8 @@ int main(void) {
   struct cudaFuncAttributes attr;
   CUDA_CHECK(cudaFuncGetAttributes(&attr, clock_block));
   int min_grid = 0, block = 0;
-  CUDA_CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &block,
-                                                clock_block));
+  CUDA_CHECK(
+      cudaOccupancyMaxPotentialBlockSize(&min_grid, &block, clock_block));
   EXPECT(block >= 1 && block <= attr.maxThreadsPerBlock, "block %d", block);
   /* The delay itself runs in one thread, as the samples launch it: on a
    * CPU device (PoCL) the work-items of a block run one after another, so
@@ -86,12 +86,13 @@ int main(void) {
   unsigned long long ticks = (unsigned long long)khz * DELAY_MS;
   if (ticks == 0) ticks = 1000000;
   void *args[] = {&d_out, &ticks};
-  CUDA_CHECK(cudaLaunchKernel(clock_block, (dim3){1, 1, 1}, (dim3){(unsigned)block, 1, 1}, args, 0, 0));
+  CUDA_CHECK(cudaLaunchKernel(clock_block, (dim3){1, 1, 1},
+                              (dim3){(unsigned)block, 1, 1}, args, 0, 0));
   CUDA_CHECK(cudaDeviceSynchronize()); /* warm-up */
   for (int i = 0; i < LAUNCHES; ++i) {
     CUDA_CHECK(cudaEventRecord(start, 0));
-    CUDA_CHECK(
-        cudaLaunchKernel(clock_block, (dim3){1, 1, 1}, (dim3){(unsigned)block, 1, 1}, args, 0, 0));
+    CUDA_CHECK(cudaLaunchKernel(clock_block, (dim3){1, 1, 1},
+                                (dim3){(unsigned)block, 1, 1}, args, 0, 0));
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0.0f;
