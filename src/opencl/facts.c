@@ -291,9 +291,12 @@ static void cls__probe_clock(cls__ocl_device *d) {
       cls__clock_builds(d, "-DCLS__CLOCK_PTX=1")) {
     d->facts.clock_ptx = 1;
     d->facts.kernel_clock = 1;
-  } else if (cls__clock_builds(d, "")) {
-    /* The prelude took cl_khr_kernel_clock where the device offers it,
-     * else the CPU's counter. */
+  } else if (((d->type & CL_DEVICE_TYPE_CPU) ||
+              cls__predefined(d, "cl_khr_kernel_clock")) &&
+             cls__clock_builds(d, "")) {
+    /* Only where the prelude can have a clock without PTX: a kernel
+     * clock extension, or a compiler for the CPU (a failed build prints
+     * its errors on some drivers' stderr: rusticl's). */
     d->facts.kernel_clock = cls__predefined(d, "cl_khr_kernel_clock") ? 2 : 3;
   }
 }
