@@ -142,7 +142,9 @@ clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
                          cls__btoken **out, int *complete) {
   (void)e;
   int timed = !(flags & clsEventDisableTiming);
-  if (timed && s->dev->facts.no_timestamps) {
+  /* Host stamps, but not while tracing: the trace draws records as their
+   * markers, and its times are the driver's (meaningless there anyway). */
+  if (timed && s->dev->facts.no_timestamps && !cls__trace_on) {
     *out = NULL;
     *complete = 0;
     return cls__record_host_stamped(s, out, complete);
