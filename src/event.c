@@ -331,3 +331,36 @@ clsError_t clsEventElapsedTime(float *ms, clsEvent_t start, clsEvent_t end) {
   cls__b_token_release(tb);
   CLS__RETURN(r);
 }
+
+/* ---- Native handles (native.c; docs/interop.md) ------------------------ */
+
+clsError_t cls__event_native(clsEvent_t h, int *dev, cls__bevent **b,
+                             cls__btoken **tok) {
+  cls__event *e = cls__event_lookup(h);
+  if (!e) return CLS__BAD_EVENT(h);
+  unsigned long st;
+  *tok = cls__event_take(e, &st);
+  *dev = e->dev;
+  *b = e->b;
+  return clsSuccess;
+}
+
+clsError_t cls__event_import(clsEvent_t *out, unsigned flags, void *native) {
+  clsError_t r = cls__event_create(out, flags);
+  if (r != clsSuccess) return r;
+  cls__event *e = cls__event_lookup(*out);
+  cls__bevent *be = NULL;
+  cls__btoken *t = NULL;
+  r = cls__b_event_import(e->dev, native, flags, &be, &t);
+  if (r != clsSuccess) {
+    (void)clsEventDestroy(*out);
+    *out = NULL;
+    return r;
+  }
+  if (be) { /* the program's event replaces the one made above */
+    cls__b_event_destroy(e->b);
+    e->b = be;
+  }
+  cls__event_record(e, t, 0);
+  return clsSuccess;
+}

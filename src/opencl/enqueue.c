@@ -213,7 +213,9 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
     cls__bstream *t = d->busy[i];
     cls__lock_take(&t->last_lock);
     cl_int st = cls__ocl_gather_stream(t, b);
-    int keep = st != CL_COMPLETE;
+    /* A handed-out queue may get the program's work at any time: it stays
+     * listed (docs/interop.md). */
+    int keep = st != CL_COMPLETE || cls__pos_foreign(&t->last);
     cls__fold_status(&worst, st);
     if (!keep) t->in_busy = 0;
     cls__lock_give(&t->last_lock);
@@ -329,7 +331,9 @@ void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
  * there), so a timed record never stands on one. */
 void cls__ocl_position(cls__bstream *t) {
   CLS__ASSERT_HELD(&t->last_lock);
-  if (CLS__LIKELY(!t->last.unnamed)) return;
+  /* On a handed-out queue (cls__ocl_expose) the program's commands may
+   * follow last.ev: every look names the position anew. */
+  if (CLS__LIKELY(!cls__pos_open(&t->last))) return;
   cl_event ev = NULL;
   cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
@@ -437,4 +441,49 @@ void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b) {
     cls__ocl_batch_push(b, d->orphans[i].ev);
   }
   pthread_mutex_unlock(&d->busy_lock);
+}
+
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+/* The one rule for a stream whose queue the program has (clsOpenCLGetQueue,
+ * clsOpenCLStreamCreateFromQueue): the program's commands may land on the
+ * queue at any time, so the stream knows no position of its own any more
+ * (cls__pos_expose: every record, query, synchronize and gather names it
+ * with a barrier, position.c), it stays in the busy list for the legacy
+ * stream's synchronization when blocking, and it holds back no
+ * clsStreamWaitEvent wait (cls__ocl_waits_flush, here and after every
+ * later wait, bridge.c).  Streams never handed out keep the fast path. */
+clsError_t cls__ocl_expose(cls__bstream *s) {
+  cls__lock_take(&s->lock);
+  cls__lock_take(&s->last_lock);
+  int add = 0;
+  if (!cls__pos_foreign(&s->last)) {
+    cls__pos_expose(&s->last);
+    add = cls__busy_claim(s);
+  }
+  cls__lock_give(&s->last_lock);
+  cls__lock_give(&s->lock);
+  if (add) cls__ocl_busy_add(s);
+  return cls__ocl_waits_flush(s);
+}
+
+clsError_t cls__ocl_waits_flush(cls__bstream *s) {
+  if (!cls__pos_foreign(&s->last) ||
+      !atomic_load_explicit(&s->has_waits, memory_order_acquire))
+    return clsSuccess;
+  cls__ocl_batch b;
+  cls__ocl_begin_waits(s, &b);
+  if (!s->nwaits) { /* another thread flushed them first */
+    cls__ocl_end(s, &b, NULL);
+    return clsSuccess;
+  }
+  b.what = "wait";
+  b.cat = "barrier";
+  b.barrier = 1;
+  cl_event ev = NULL;
+  cl_int err = clEnqueueBarrierWithWaitList(s->q, b.n, b.list, &ev);
+  cls__ocl_end(s, &b, err == CL_SUCCESS ? ev : NULL);
+  return err == CL_SUCCESS
+             ? clsSuccess
+             : cls__ocl_error(err, "clEnqueueBarrierWithWaitList");
 }

@@ -171,4 +171,20 @@ void cls__ocl_position(cls__bstream *s);
  * none is pending.  Under s->last_lock. */
 cl_int cls__ocl_waits_status(cls__bstream *s, cls__ocl_batch *b);
 
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+/* Makes s "exposed": its queue is the program's too (clsOpenCLGetQueue,
+ * clsOpenCLStreamCreateFromQueue).  From then on its position is never
+ * known (position.c, cls__pos_expose), a blocking s stays in the busy
+ * list, and its pending clsStreamWaitEvent waits are enqueued at once
+ * (cls__ocl_waits_flush).  Idempotent.  Takes s->lock, s->last_lock and
+ * d->busy_lock, one after the other. */
+clsError_t cls__ocl_expose(cls__bstream *s);
+
+/* On an exposed stream, enqueues its pending waits now, as a barrier with
+ * them as its wait list, so that the program's later commands on the
+ * queue wait for them too; nothing on a stream never handed out.  Takes
+ * s->lock. */
+clsError_t cls__ocl_waits_flush(cls__bstream *s);
+
 #endif /* CLSTREAM_OPENCL_ENQUEUE_H */
