@@ -352,8 +352,10 @@ clsError_t cls__event_import(clsEvent_t *out, unsigned flags, void *native) {
   cls__bevent *be = NULL;
   cls__btoken *t = NULL;
   r = cls__b_event_import(e->dev, native, flags, &be, &t);
-  if (r != clsSuccess) {
-    (void)clsEventDestroy(*out);
+  if (r != clsSuccess) { /* undone quietly: the reason stays the import's */
+    cls__handle_retire(CLS__KIND_EVENT, (uintptr_t)*out);
+    cls__b_event_destroy(e->b);
+    free(e);
     *out = NULL;
     return r;
   }

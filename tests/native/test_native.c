@@ -12,6 +12,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The CUDA calls (clstream_cuda_interop.h, which needs cuda_runtime.h),
+ * declared with the runtime's struct tags: on this build they refuse. */
+typedef struct CUstream_st *cudaStream_t;
+typedef struct CUevent_st *cudaEvent_t;
+clsError_t clsCUDAGetStream(clsStream_t stream, cudaStream_t *out);
+clsError_t clsCUDAGetEvent(clsEvent_t event, cudaEvent_t *out);
+clsError_t clsCUDAStreamCreateFromStream(clsStream_t *stream,
+                                         cudaStream_t cuStream, unsigned flags);
+clsError_t clsCUDAEventCreateFromEvent(clsEvent_t *event, cudaEvent_t cuEvent,
+                                       unsigned flags);
+
 #define N 1024
 
 /* The program's side: clstream's context and a raw kernel of its own. */
@@ -415,6 +426,76 @@ START_TEST(register_program_buffer) {
 }
 END_TEST
 
+/* Bad input: CUDA-style codes, each with a CLSTREAM_LOG reason. */
+START_TEST(bad_input) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  clsEvent_t e;
+  CK_OK(clsEventCreate(&e));
+  /* NULL outputs. */
+  CK_CLS(clsOpenCLGetQueue(s, NULL), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLGetEvent(e, NULL), clsErrorInvalidValue);
+  int *d = dev_ints(16);
+  cl_mem m;
+  size_t off;
+  CK_CLS(clsOpenCLGetMem(d, NULL, &off), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLGetMem(d, &m, NULL), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLStreamCreateFromQueue(NULL, NULL, 0), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLEventCreateFromEvent(NULL, NULL, 0), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLMemRegister(NULL, NULL), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLGetDevice(-1, NULL, NULL, NULL), clsErrorInvalidDevice);
+  /* An out-of-order queue, and unknown flags. */
+  cl_int err;
+  cl_queue_properties ooo[] = {CL_QUEUE_PROPERTIES,
+                               CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE, 0};
+  cl_command_queue q = clCreateCommandQueueWithProperties(ctx, did, ooo, &err);
+  clsStream_t t;
+  if (err == CL_SUCCESS) {
+    CK_CLS(clsOpenCLStreamCreateFromQueue(&t, q, 0), clsErrorInvalidValue);
+    clReleaseCommandQueue(q);
+  }
+  cl_command_queue qin;
+  CK_OK(clsOpenCLGetQueue(NULL, &qin));
+  CK_CLS(clsOpenCLStreamCreateFromQueue(&t, qin, 0x80), clsErrorInvalidValue);
+  /* A queue, event and buffer of a context clstream does not know. */
+  cl_context other = clCreateContext(NULL, 1, &did, NULL, NULL, &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  cl_command_queue oq = clCreateCommandQueueWithProperties(other, did, NULL,
+                                                           &err);
+  ck_assert_int_eq(err, CL_SUCCESS);
+  CK_CLS(clsOpenCLStreamCreateFromQueue(&t, oq, 0), clsErrorInvalidValue);
+  cl_event oe = clCreateUserEvent(other, &err);
+  clsEvent_t te;
+  CK_CLS(clsOpenCLEventCreateFromEvent(&te, oe, 0), clsErrorInvalidValue);
+  cl_mem om = clCreateBuffer(other, CL_MEM_READ_WRITE, 64, NULL, &err);
+  void *p;
+  CK_CLS(clsOpenCLMemRegister(&p, om), clsErrorInvalidValue);
+  clReleaseMemObject(om);
+  clSetUserEventStatus(oe, CL_COMPLETE);
+  clReleaseEvent(oe);
+  clReleaseCommandQueue(oq);
+  clReleaseContext(other);
+  /* A pointer that is not clstream device memory. */
+  int host[4];
+  CK_CLS(clsOpenCLGetMem(host, &m, &off), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLMemUnregister(host), clsErrorInvalidValue);
+  CK_CLS(clsOpenCLMemUnregister(d), clsErrorInvalidValue); /* clsMalloc's */
+  CK_CLS(clsOpenCLMemUnregister(NULL), clsErrorInvalidValue);
+  /* Destroyed stream and event. */
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsEventDestroy(e));
+  CK_CLS(clsOpenCLGetQueue(s, &q), clsErrorInvalidResourceHandle);
+  cl_event ev;
+  CK_CLS(clsOpenCLGetEvent(e, &ev), clsErrorInvalidResourceHandle);
+  /* The CUDA calls on the OpenCL build. */
+  CK_CLS(clsCUDAGetStream(NULL, NULL), clsErrorNotSupported);
+  CK_CLS(clsCUDAGetEvent(NULL, NULL), clsErrorNotSupported);
+  CK_CLS(clsCUDAStreamCreateFromStream(NULL, NULL, 0), clsErrorNotSupported);
+  CK_CLS(clsCUDAEventCreateFromEvent(NULL, NULL, 0), clsErrorNotSupported);
+  CK_OK(clsFree(d));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("native");
   TCase *tc = tcase_tagged(s, "native_gate_threads", 60, "gate threads");
@@ -432,5 +513,6 @@ int main(void) {
   tcase_add_test(tc, imported_user_event_never_completed);
   tcase_add_test(tc, get_event_follows_record);
   tcase_add_test(tc, register_program_buffer);
+  tcase_add_test(tc, bad_input);
   return run_suite(s);
 }
