@@ -37,8 +37,10 @@ static const char *fill_src =
     "}\n";
 
 static void raw_setup(void) {
-  CK_OK(clsSetDevice(0));
-  CK_OK(clsOpenCLGetDevice(0, NULL, &did, &ctx));
+  int dev;
+  CK_OK(clsGetDevice(&dev)); /* CLSTREAM_DEVICE's choice */
+  CK_OK(clsSetDevice(dev));
+  CK_OK(clsOpenCLGetDevice(dev, NULL, &did, &ctx));
   cl_int err;
   prog = clCreateProgramWithSource(ctx, 1, &fill_src, NULL, &err);
   ck_assert_int_eq(err, CL_SUCCESS);
