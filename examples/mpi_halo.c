@@ -27,7 +27,7 @@ static const char *src =
     "                      unsigned len) {\n"
     "  unsigned j = cls_global_id(0);\n"
     "  unsigned i = j ? len : 1;\n"
-    "  if (j < 2) v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3.0f;\n"
+    "  if (j < 2 && len >= 2) v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3.0f;\n"
     "}\n";
 
 /* The initial value of global cell g (of `total`). */

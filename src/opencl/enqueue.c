@@ -11,8 +11,10 @@
  * (batch.c), to be waited for once they are dropped. */
 #include "enqueue.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- The busy list and the orphans ------------------------------------ */
 
@@ -152,7 +154,10 @@ static void cls__fold_status(cl_int *worst, cl_int st) {
 cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
   CLS__ASSERT_HELD(&t->last_lock);
   cl_int worst = CL_COMPLETE;
-  cls__ocl_position(t);
+  if (b)
+    cls__ocl_position(t);
+  else
+    cls__ocl_look(t);
   if (CLS__UNLIKELY(t->last.unnamed)) {
     /* Not even a barrier could be enqueued (out of resources): the queue
      * itself is finished rather than the order lost, but no longer here,
@@ -465,6 +470,33 @@ clsError_t cls__ocl_expose(cls__bstream *s) {
   cls__lock_give(&s->lock);
   if (add) cls__ocl_busy_add(s);
   return cls__ocl_waits_flush(s);
+}
+
+/* How long a look at a handed-out queue (cls__ocl_look) lets the barrier
+ * that named its position complete: a barrier on an idle queue completes
+ * within microseconds, and without this grace every query would see its
+ * own barrier just enqueued, and a polling loop would never see the
+ * stream idle. */
+#define CLS__LOOK_GRACE_NS 200000
+
+void cls__ocl_look(cls__bstream *t) {
+  CLS__ASSERT_HELD(&t->last_lock);
+  cls__ocl_position(t);
+  cl_event ev = t->last.ev;
+  if (CLS__LIKELY(!cls__pos_foreign(&t->last)) || !ev || t->last.unnamed)
+    return;
+  /* A bounded poll of one status, not a wait on the device (the lock
+   * table's exceptions). */
+  cls__ocl_flush(t->q);
+  struct timespec a, n;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (;;) {
+    if (cls__ocl_status(ev) <= CL_COMPLETE) return;
+    clock_gettime(CLOCK_MONOTONIC, &n);
+    long ns = (long)(n.tv_sec - a.tv_sec) * 1000000000L + (n.tv_nsec - a.tv_nsec);
+    if (ns > CLS__LOOK_GRACE_NS) return;
+    sched_yield();
+  }
 }
 
 clsError_t cls__ocl_waits_flush(cls__bstream *s) {

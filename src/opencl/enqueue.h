@@ -181,6 +181,12 @@ cl_int cls__ocl_waits_status(cls__bstream *s, cls__ocl_batch *b);
  * d->busy_lock, one after the other. */
 clsError_t cls__ocl_expose(cls__bstream *s);
 
+/* cls__ocl_position for a look that only reads the status (a query): on
+ * an exposed stream it also gives the naming barrier a short grace (at
+ * most 0.2 ms) to complete, so that a query of an idle exposed stream
+ * answers clsSuccess.  Under s->last_lock. */
+void cls__ocl_look(cls__bstream *s);
+
 /* On an exposed stream, enqueues its pending waits now, as a barrier with
  * them as its wait list, so that the program's later commands on the
  * queue wait for them too; nothing on a stream never handed out.  Takes

@@ -234,7 +234,7 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
   cls__lock_take(&s->last_lock);
   cl_int st = cls__ocl_waits_status(s, NULL);
   if (st == CL_COMPLETE) {
-    cls__ocl_position(s);
+    cls__ocl_look(s);
     st = cls__last_status(s);
   }
   cls__lock_give(&s->last_lock);

@@ -136,14 +136,18 @@ START_TEST(query_sees_foreign_kernel) {
   CK_OK(clsStreamCreate(&s));
   cl_command_queue q;
   CK_OK(clsOpenCLGetQueue(s, &q));
-  CK_OK(clsStreamQuery(s));
+  /* Idle: a poll sees it so (no query sees only its own barrier). */
+  for (int i = 0; i < 100; ++i) CK_OK(clsStreamQuery(s));
+  CK_OK(clsStreamQuery(NULL));
   cl_event g = user_event();
   raw_fill(q, d, 3, g, NULL);
   sleep_ms(SETTLE_MS);
   CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady); /* s is a blocking stream */
   release_gate(g);
   CK_OK(clsStreamSynchronize(s));
   CK_OK(clsStreamQuery(s));
+  CK_OK(clsStreamQuery(NULL));
   dev_expect(d, 3, N, "after the query");
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
