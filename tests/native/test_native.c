@@ -93,9 +93,13 @@ static void raw_write(cl_command_queue q, int *d, int v, cl_event gate) {
   cl_mem m;
   size_t off;
   CK_OK(clsOpenCLGetMem(d, &m, &off));
-  const char *path = getenv("CLSTREAM_MEMORY");
+  /* The SVM path's view is a buffer over the SVM pointer itself. */
+  void *host_ptr = NULL;
+  ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host_ptr,
+                                      &host_ptr, NULL),
+                   CL_SUCCESS);
   cl_int err;
-  if (path && strcmp(path, "buffers") == 0)
+  if (host_ptr != (void *)d)
     err = clEnqueueWriteBuffer(q, m, CL_FALSE, off, sizeof host_src, host_src,
                                1, &gate, NULL);
   else
@@ -136,9 +140,10 @@ START_TEST(query_sees_foreign_kernel) {
   CK_OK(clsStreamCreate(&s));
   cl_command_queue q;
   CK_OK(clsOpenCLGetQueue(s, &q));
-  /* Idle: a poll sees it so (no query sees only its own barrier). */
-  for (int i = 0; i < 100; ++i) CK_OK(clsStreamQuery(s));
-  CK_OK(clsStreamQuery(NULL));
+  /* Idle: a poll sees it so (a query does not see only the barrier it
+   * enqueued itself: docs/interop.md). */
+  for (int i = 0; i < 20; ++i) CK_OK(poll_stream(s, 1000));
+  CK_OK(poll_stream(NULL, 1000));
   cl_event g = user_event();
   raw_fill(q, d, 3, g, NULL);
   sleep_ms(SETTLE_MS);
@@ -146,8 +151,8 @@ START_TEST(query_sees_foreign_kernel) {
   CK_CLS(clsStreamQuery(NULL), clsErrorNotReady); /* s is a blocking stream */
   release_gate(g);
   CK_OK(clsStreamSynchronize(s));
-  CK_OK(clsStreamQuery(s));
-  CK_OK(clsStreamQuery(NULL));
+  CK_OK(poll_stream(s, 1000));
+  CK_OK(poll_stream(NULL, 1000));
   dev_expect(d, 3, N, "after the query");
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFree(d));
@@ -348,8 +353,12 @@ START_TEST(stream_from_program_queue) {
   CK_OK(clsEventRecord(b, s));
   CK_OK(clsEventSynchronize(b));
   float ms = -1;
-  CK_OK(clsEventElapsedTime(&ms, a, b));
-  ck_assert(ms >= 0);
+  /* Devices without usable timestamps (rusticl on llvmpipe) time
+   * nothing. */
+  clsError_t te = clsEventElapsedTime(&ms, a, b);
+  ck_assert_msg(te == clsSuccess || te == clsErrorNotSupported, "%s",
+                clsGetErrorName(te));
+  ck_assert(te != clsSuccess || ms >= 0);
   CK_OK(clsEventDestroy(a));
   CK_OK(clsEventDestroy(b));
   CK_OK(clsStreamDestroy(s));
