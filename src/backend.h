@@ -362,9 +362,12 @@ clsError_t cls__b_native_device(int dev, void **plat, void **id, void **ctx);
 clsError_t cls__b_native_stream(cls__bstream *s, void **out);
 /* The native event for event e of dev whose newest record is t (NULL:
  * complete or never recorded).  OpenCL: a new reference to a cl_event (a
- * completed user event for NULL); CUDA: e's cudaEvent_t, not retained. */
+ * completed user event for NULL), a snapshot: *follow NULL.  CUDA: e's
+ * cudaEvent_t, not retained, which the program may record itself: *follow
+ * is the token that follows it (one reference), and the front stops
+ * trusting its own record state for e (src/event.c, cls__event_follow). */
 clsError_t cls__b_native_event(int dev, cls__bevent *e, cls__btoken *t,
-                               void **out);
+                               void **out, cls__btoken **follow);
 /* A created stream over the program's queue or stream `native` of opened
  * dev, with validated flags; the front owns *out as it owns a created
  * stream.  Refuses (InvalidValue, with a reason) a queue of another
@@ -373,10 +376,12 @@ clsError_t cls__b_stream_import(int dev, void *native, unsigned flags,
                                 cls__bstream **out);
 /* An event of opened dev already recorded at the program's `native`
  * event: *be its backend part (as cls__b_event_create's), *tok the
- * record's token (one reference; NULL: none needed).  Refuses an event of
- * another context with InvalidValue. */
+ * record's token (one reference; NULL: none needed), and *follows set
+ * where the program may record the native event again (CUDA).  Refuses an
+ * event of another context with InvalidValue. */
 clsError_t cls__b_event_import(int dev, void *native, unsigned flags,
-                               cls__bevent **be, cls__btoken **tok);
+                               cls__bevent **be, cls__btoken **tok,
+                               int *follows);
 /* The buffer and offset behind device memory p of dev, whose allocation is
  * [base, base+size) (OpenCL: a buffer-backed allocation, or a view of an
  * SVM allocation made here; not retained). */

@@ -104,6 +104,10 @@ clsError_t cls__event_native(clsEvent_t h, int *dev, cls__bevent **b,
 /* A new event of the current device with validated-here flags, recorded
  * at the program's native event (cls__b_event_import). */
 clsError_t cls__event_import(clsEvent_t *out, unsigned flags, void *native);
+/* The program holds h's native event and may record it itself (CUDA):
+ * h follows token t (one reference, handed over) from now on, and its
+ * completion is never cached. */
+void cls__event_follow(clsEvent_t h, cls__btoken *t);
 
 /* ---- Kernels ---------------------------------------------------------- */
 

@@ -69,8 +69,10 @@ static clsError_t cls__native_event(int api, clsEvent_t h, void **out) {
   cls__btoken *t;
   e = cls__event_native(h, &dev, &b, &t);
   if (e != clsSuccess) return e;
-  e = cls__b_native_event(dev, b, t, out);
+  cls__btoken *follow = NULL;
+  e = cls__b_native_event(dev, b, t, out, &follow);
   cls__b_token_release(t);
+  if (e == clsSuccess && follow) cls__event_follow(h, follow);
   return e;
 }
 

@@ -27,9 +27,12 @@ clsError_t cls__b_native_stream(cls__bstream *s, void **out) {
 }
 
 clsError_t cls__b_native_event(int dev, cls__bevent *e, cls__btoken *t,
-                               void **out) {
+                               void **out, cls__btoken **follow) {
   (void)dev, (void)t;
   *out = e->ev;
+  /* The program may record it with cudaEventRecord: the token is the
+   * event itself (event.c), so it follows every record, ours or not. */
+  *follow = (cls__btoken *)(void *)e;
   return clsSuccess;
 }
 
@@ -65,7 +68,8 @@ clsError_t cls__b_stream_import(int dev, void *native, unsigned flags,
 }
 
 clsError_t cls__b_event_import(int dev, void *native, unsigned flags,
-                               cls__bevent **be, cls__btoken **tok) {
+                               cls__bevent **be, cls__btoken **tok,
+                               int *follows) {
   cudaEvent_t ce = native;
   clsError_t r = cls__cuda_use(dev);
   if (r != clsSuccess) return r;
@@ -82,6 +86,7 @@ clsError_t cls__b_event_import(int dev, void *native, unsigned flags,
   e->foreign = 1;
   *be = e;
   *tok = (cls__btoken *)(void *)e; /* the token is the event (event.c) */
+  *follows = 1; /* the program may record it again */
   return clsSuccess;
 }
 

@@ -42,8 +42,9 @@ static clsError_t cls__completed(cls__ocl_device *d, cl_event *out) {
 }
 
 clsError_t cls__b_native_event(int dev, cls__bevent *e, cls__btoken *t,
-                               void **out) {
+                               void **out, cls__btoken **follow) {
   (void)e;
+  *follow = NULL; /* a cl_event never changes: a snapshot */
   cls__ocl_device *d = cls__ocl_device_get(dev);
   if (!t || !t->pos.ev) return cls__completed(d, (cl_event *)out);
   cl_event ev = t->pos.ev;
@@ -103,8 +104,10 @@ clsError_t cls__b_stream_import(int dev, void *native, unsigned flags,
 }
 
 clsError_t cls__b_event_import(int dev, void *native, unsigned flags,
-                               cls__bevent **be, cls__btoken **tok) {
+                               cls__bevent **be, cls__btoken **tok,
+                               int *follows) {
   (void)flags;
+  *follows = 0;
   cls__ocl_device *d = cls__ocl_device_get(dev);
   cl_event ev = native;
   cl_context ctx = NULL;
