@@ -173,7 +173,8 @@ cl_int cls__ocl_waits_status(cls__bstream *s, cls__ocl_batch *b);
 
 /* ---- Native handles (docs/interop.md) ---------------------------------- */
 
-/* Makes s "exposed": its queue is the program's too (clsOpenCLGetQueue,
+/* expose.c (the same layer, over enqueue.c): makes s "exposed": its
+ * queue is the program's too (clsOpenCLGetQueue,
  * clsOpenCLStreamCreateFromQueue).  From then on its position is never
  * known (position.c, cls__pos_expose), a blocking s stays in the busy
  * list, and its pending clsStreamWaitEvent waits are enqueued at once
@@ -187,7 +188,8 @@ clsError_t cls__ocl_expose(cls__bstream *s);
  * answers clsSuccess.  Under s->last_lock. */
 void cls__ocl_look(cls__bstream *s);
 
-/* On an exposed stream, enqueues its pending waits now, as a barrier with
+/* expose.c: on an exposed stream, enqueues its pending waits now, as a
+ * barrier with
  * them as its wait list, so that the program's later commands on the
  * queue wait for them too; nothing on a stream never handed out.  Takes
  * s->lock. */
