@@ -47,6 +47,8 @@ set(CLS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/clstream)
 set(CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream.h)
 if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
   list(APPEND CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
+  list(APPEND CLS_PUBLIC_HEADERS
+       ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_query.h)
 endif()
 # Native handles (docs/interop.md): both headers in both builds, as every
 # function exists in both.
