@@ -59,8 +59,9 @@ CLS_API clsError_t clsOpenCLGetQueue(clsStream_t stream,
  * a completed user event.  Never blocks. */
 CLS_API clsError_t clsOpenCLGetEvent(clsEvent_t event, cl_event *clEvent);
 
-/* The buffer and offset behind a device pointer (clsMalloc memory, or a
- * pointer clsOpenCLMemRegister gave), on both memory paths: on the SVM
+/* The buffer and offset behind a device pointer (clsMalloc or
+ * clsMallocAsync memory, or a pointer clsOpenCLMemRegister gave), on both
+ * memory paths: on the SVM
  * path, a cl_mem view of the SVM allocation made on first use (OpenCL
  * libraries without an SVM interface, such as CLBlast, take it).  Not
  * retained; valid until the allocation is freed. */

@@ -154,10 +154,10 @@ static clsError_t cls__get_mem(const void *p, cl_mem *mem, size_t *offset) {
   size_t size = 0;
   int dev = -1;
   int kind = cls__mem_lookup(p, &base, &size, &dev);
-  if (kind != CLS__MEM_DEVICE)
+  if (kind != CLS__MEM_DEVICE && kind != CLS__MEM_POOL)
     return cls__reason(clsErrorInvalidValue,
-                       "%p is not clstream device memory (clsMalloc, or "
-                       "clsOpenCLMemRegister)",
+                       "%p is not clstream device memory (clsMalloc, "
+                       "clsMallocAsync or clsOpenCLMemRegister)",
                        p);
   return cls__b_native_mem(dev, p, base, size, (void **)mem, offset);
 }

@@ -343,8 +343,12 @@ clsError_t cls__ocl_view_at(cls__ocl_device *d, void *base, size_t size,
                             cl_mem *out) {
   cls__view v;
   if (cls__rangetab_lookup(&cls__views, (uintptr_t)base, &v)) {
-    *out = v.mem;
-    return clsSuccess;
+    if (v.r.base == (uintptr_t)base && v.r.size >= size) {
+      *out = v.mem;
+      return clsSuccess;
+    }
+    /* A pool block reused for a larger allocation: a view of its size. */
+    cls__ocl_view_drop((void *)v.r.base);
   }
   cl_int err;
   cl_mem mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,

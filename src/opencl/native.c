@@ -100,6 +100,10 @@ clsError_t cls__b_stream_import(int dev, void *native, unsigned flags,
     return cls__reason(clsErrorInvalidValue,
                        "the queue is out of order: a stream needs an "
                        "in-order queue");
+  if (props & CL_QUEUE_ON_DEVICE)
+    return cls__reason(clsErrorInvalidValue,
+                       "the queue is a device-side queue: a stream needs a "
+                       "host queue");
   return cls__ocl_stream_adopt(d, q, flags, out);
 }
 

@@ -203,6 +203,37 @@ START_TEST(bad_input) {
 }
 END_TEST
 
+/* clsOpenCLGetMem on clsMalloc and clsMallocAsync memory: the program's
+ * raw command through the buffer it gives reads what clstream wrote. */
+START_TEST(get_mem_of_device_and_pool_memory) {
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  int *d, *p;
+  CK_OK(clsMalloc((void **)&d, 64 * sizeof(int)));
+  CK_OK(clsMallocAsync((void **)&p, 64 * sizeof(int), s));
+  CK_OK(clsMemsetAsync(d, 1, 64 * sizeof(int), s));
+  CK_OK(clsMemsetAsync(p, 2, 64 * sizeof(int), s));
+  cl_command_queue q;
+  CK_OK(clsOpenCLGetQueue(s, &q));
+  int *ptrs[2] = {d, p};
+  for (int k = 0; k < 2; ++k) {
+    cl_mem m;
+    size_t off;
+    CK_OK(clsOpenCLGetMem(ptrs[k] + 8, &m, &off));
+    int host[8];
+    ck_assert_int_eq(clEnqueueReadBuffer(q, m, CL_TRUE, off, sizeof host, host,
+                                         0, NULL, NULL),
+                     CL_SUCCESS);
+    for (int i = 0; i < 8; ++i)
+      ck_assert_int_eq(host[i], k ? 0x02020202 : 0x01010101);
+  }
+  CK_OK(clsFreeAsync(p, s));
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsFree(d));
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("native_handles");
   TCase *tc = tcase_tagged(s, "native_handles_gate", 60, "gate");
@@ -211,6 +242,7 @@ int main(void) {
   tcase_add_test(tc, imported_user_event_never_completed);
   tcase_add_test(tc, get_event_follows_record);
   tcase_add_test(tc, register_program_buffer);
+  tcase_add_test(tc, get_mem_of_device_and_pool_memory);
   tcase_add_test(tc, bad_input);
   return run_suite(s);
 }
