@@ -611,9 +611,9 @@ CLS_API clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s);
  * the pool once the work enqueued before this call in `s` (for the legacy
  * stream, including the blocking streams' work it waits for) is done;
  * work enqueued later must not use it.  Memory from clsMalloc is freed on
- * the device once that point is reached.  clsErrorInvalidValue for NULL or
- * a pointer that is not the start of a device allocation.  Never
- * blocks. */
+ * the device once that point is reached.  NULL is a no-op (clsSuccess, as
+ * on CUDA 13); clsErrorInvalidValue for a pointer that is not the start
+ * of a device allocation.  Never blocks. */
 CLS_API clsError_t clsFreeAsync(void *devPtr, clsStream_t s);
 /* Copies `count` bytes on the legacy default stream, so after earlier
  * work in the blocking streams.  A copy that touches host memory blocks
@@ -626,7 +626,9 @@ CLS_API clsError_t clsMemcpy(void *dst, const void *src, size_t count,
  * it returns at once; from pageable host memory it returns at once too,
  * the source having been copied aside (it may be reused on return); into
  * pageable host memory it returns once the copy is done (so it waits for
- * the stream's earlier work). */
+ * the stream's earlier work).  A host-to-host copy on the legacy stream
+ * returns once the stream's earlier work and the copy are done, whichever
+ * side is pinned, as on CUDA 13. */
 CLS_API clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
                                   clsMemcpyKind kind, clsStream_t s);
 /* Sets `count` bytes to (unsigned char)value on the legacy default
