@@ -438,7 +438,12 @@ int cls__error_listed(int code);
   X(HOST_CLOCK, "CLSTREAM_HOST_CLOCK",                                         \
     "OpenCL: 0 stops timed records on an idle stream from reading the host "   \
     "clock instead of enqueuing a marker",                                     \
-    "the host clock where the device's timestamps are read from it")
+    "the host clock where the device's timestamps are read from it")           \
+  X(KERNEL_CACHE_GUARD, "CLSTREAM_KERNEL_CACHE_GUARD",                         \
+    "OpenCL: 1 or 0 turns on or off ordering a launch that widens a "          \
+    "kernel's grid after the narrower launches of that kernel in flight "      \
+    "(PoCL 4 and 5's kernel cache aborts otherwise)",                          \
+    "on for PoCL 4.x and 5.x, off elsewhere")
 
 enum cls__setting_id {
 #define CLS__SETTING_ID(id, name, meaning, unset) CLS__SET_##id,

@@ -7,11 +7,21 @@
  * Not built by CMake.
  *
  *   cc -O2 -std=c11 -o pocl5_dlhandle docs/repro/pocl5_dlhandle.c -lOpenCL
- *   OCL_ICD_VENDORS=<a directory with only pocl.icd> ./pocl5_dlhandle
- *   (or: PROBE_PLATFORM=Portable ./pocl5_dlhandle)
+ *   OCL_ICD_VENDORS=<a directory with only pocl.icd> ./pocl5_dlhandle [MODE]
+ *   (or: PROBE_PLATFORM=Portable ./pocl5_dlhandle [MODE])
  *
- * It exits 0 and prints "no abort" where the driver survives, and dies
- * with SIGABRT (exit status 134) where the bug is.
+ * MODE 0 (the default): a narrow launch runs on queue 1 when a wide one
+ * of the same kernel and local size starts on queue 2.  MODE 1: the same,
+ * but the wide launch waits for the narrow one's event (what clstream's
+ * kernel-cache guard does, src/opencl/kcguard.c).  MODE 2: the wide one
+ * runs first and the narrow one starts while it runs.  It prints "no
+ * abort" and exits 0 where the driver survives, and dies with SIGABRT
+ * (exit status 134) where the bug is.
+ *
+ * Measured 2026-12-04: PoCL 5.0 (Debian, "None+Asserts", the H200
+ * machine's Xeon): MODE 0 aborts in round 0 (common.c:941, the
+ * assertion test_pool met); MODES 1 and 2 pass.  PoCL 3.1 (Debian, with
+ * assertions): all three pass.
  *
  * The cause, read in PoCL's source (lib/CL/devices/common.c, tag v5.0):
  * the CPU drivers keep one loaded work-group function per (kernel hash,
@@ -43,10 +53,14 @@
  * whether the build keeps assertions (PoCL prints "+Asserts" in
  * CL_PLATFORM_VERSION) and on the timing above.
  *
- * To hit step 2 while step 1 runs, the narrow launch spins for a while
- * (SPIN iterations per work-item) and the wide one is enqueued once the
- * narrow one is seen running.  Each round uses a new local size, so the
- * rounds do not reuse each other's entries.
+ * PoCL 3.1 survives because its pthread driver takes two references per
+ * launch (pocl_check_kernel_dlhandle_cache is called twice when a kernel
+ * is prepared) and releases one, so no count reaches 0.
+ *
+ * To hit step 2 while step 1 runs, the first launch spins for a while
+ * and the second is enqueued once the first is seen running.  Each round
+ * uses a new local size, so the rounds do not reuse each other's
+ * entries.
  */
 #define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
@@ -94,7 +108,8 @@ static cl_platform_id pick_platform(void) {
   exit(2);
 }
 
-int main(void) {
+int main(int argc, char **argv) {
+  int mode = argc > 1 ? atoi(argv[1]) : 0;
   cl_platform_id plat = pick_platform();
   char version[512] = "";
   clGetPlatformInfo(plat, CL_PLATFORM_VERSION, sizeof version, version, NULL);
@@ -120,33 +135,45 @@ int main(void) {
   cl_mem out = clCreateBuffer(ctx, CL_MEM_READ_WRITE, WIDE * sizeof(cl_uint),
                               NULL, &err);
   CHECK(err);
-  cl_uint spin = 2000000, none = 0;
+  /* The first launch spins (2e6 steps for one narrow work-item, 2e4 for
+   * each of the wide one's), the second does not. */
+  cl_uint spin_narrow = mode == 2 ? 0 : 2000000,
+          spin_wide = mode == 2 ? 20000 : 0;
   CHECK(clSetKernelArg(narrow, 0, sizeof out, &out));
-  CHECK(clSetKernelArg(narrow, 1, sizeof spin, &spin));
+  CHECK(clSetKernelArg(narrow, 1, sizeof spin_narrow, &spin_narrow));
   CHECK(clSetKernelArg(wide, 0, sizeof out, &out));
-  CHECK(clSetKernelArg(wide, 1, sizeof none, &none));
+  CHECK(clSetKernelArg(wide, 1, sizeof spin_wide, &spin_wide));
 
   for (int r = 0; r < ROUNDS; ++r) {
     size_t local = (size_t)1 << r; /* a new cache key each round */
     size_t g_narrow = local, g_wide = WIDE;
     cl_event running;
-    CHECK(clEnqueueNDRangeKernel(q1, narrow, 1, NULL, &g_narrow, &local, 0,
-                                 NULL, &running));
+    if (mode == 2)
+      CHECK(clEnqueueNDRangeKernel(q1, wide, 1, NULL, &g_wide, &local, 0, NULL,
+                                   &running));
+    else
+      CHECK(clEnqueueNDRangeKernel(q1, narrow, 1, NULL, &g_narrow, &local, 0,
+                                   NULL, &running));
     CHECK(clFlush(q1));
-    /* Wait until the narrow launch has been prepared (it runs). */
+    /* Wait until the first launch has been prepared (it runs). */
     double t0 = now_ms();
     cl_int st = CL_QUEUED;
     do
       CHECK(clGetEventInfo(running, CL_EVENT_COMMAND_EXECUTION_STATUS,
                            sizeof st, &st, NULL));
     while (st > CL_RUNNING && now_ms() - t0 < 2000);
-    printf("round %d: local %zu, narrow launch %s\n", r, local,
+    printf("mode %d round %d: local %zu, first launch %s\n", mode, r, local,
            st == CL_RUNNING    ? "running"
            : st == CL_COMPLETE ? "already complete (too fast: raise spin)"
                                : "not started");
     fflush(stdout);
-    CHECK(clEnqueueNDRangeKernel(q2, wide, 1, NULL, &g_wide, &local, 0, NULL,
-                                 NULL));
+    if (mode == 2)
+      CHECK(clEnqueueNDRangeKernel(q2, narrow, 1, NULL, &g_narrow, &local, 0,
+                                   NULL, NULL));
+    else
+      CHECK(clEnqueueNDRangeKernel(q2, wide, 1, NULL, &g_wide, &local,
+                                   mode == 1, mode == 1 ? &running : NULL,
+                                   NULL));
     CHECK(clFinish(q2));
     CHECK(clFinish(q1));
     clReleaseEvent(running);
