@@ -16,6 +16,10 @@ clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out);
 /* Completes user event `user`, retrying a transient failure (hostjob.c). */
 void cls__ocl_complete_user(cl_event user);
 
+/* The bytes of free blocks the stream-ordered pool of `dev` keeps cached
+ * (pool.c, for meminfo.c). */
+size_t cls__ocl_pool_cached(int dev);
+
 /* ---- The kernel-cache guard (kcguard.c, for launch.c) ------------------
  * On a device with facts.kc_guard, a launch of kernel `name`
  * calls cls__kc_enter between cls__ocl_begin_cmd and its enqueue: it
