@@ -842,8 +842,9 @@ CLS_API clsError_t clsDeviceGetMemPool(clsMemPool_t *memPool, int device);
 /* Sets a pool attribute from *value.  ReleaseThreshold: free memory the
  * pool keeps cached rather than give back to the driver (on OpenCL 64 MiB
  * until set; CUDA starts at 0 and gives memory back at synchronizations).
- * ReservedMemHigh and UsedMemHigh accept only 0, which resets them to the
- * current value; the Current ones are read-only (clsErrorInvalidValue).
+ * Setting ReservedMemHigh or UsedMemHigh resets it to the current value
+ * (CUDA documents 0; CUDA 13 takes any value the same way); the Current
+ * ones are read-only (clsErrorInvalidValue).
  * On OpenCL the Reuse flags are stored and ReuseAllowOpportunistic 0 stops
  * a stream from taking memory freed in another stream.  Never blocks. */
 CLS_API clsError_t clsMemPoolSetAttribute(clsMemPool_t memPool,
@@ -865,7 +866,8 @@ CLS_API clsError_t clsMemPoolTrimTo(clsMemPool_t memPool,
  * driver's free figure; elsewhere (NVIDIA's OpenCL, PoCL, rusticl) free
  * is the total minus the device memory clstream itself holds (device,
  * managed and pool allocations, and the pool's cache), which does not
- * see other processes.  Never blocks. */
+ * see other processes.  A NULL pointer is left out (clsSuccess, as CUDA
+ * 13).  Never blocks. */
 CLS_API clsError_t clsMemGetInfo(size_t *free, size_t *total);
 
 /* Stores 1 in *canAccessPeer where kernels of `device` can use memory of
@@ -875,14 +877,14 @@ CLS_API clsError_t clsMemGetInfo(size_t *free, size_t *total);
 CLS_API clsError_t clsDeviceCanAccessPeer(int *canAccessPeer, int device,
                                           int peerDevice);
 /* Enables the current device's access to peerDevice's memory (flags must
- * be 0).  clsErrorInvalidDevice for the current device itself or a device
- * out of range, clsErrorPeerAccessUnsupported where
+ * be 0).  clsErrorInvalidDevice for a device out of range,
+ * clsErrorPeerAccessUnsupported for the current device itself or where
  * clsDeviceCanAccessPeer says 0, clsErrorPeerAccessAlreadyEnabled the
- * second time.  On OpenCL access needs no enabling; the call keeps
- * CUDA's bookkeeping.  Never blocks. */
+ * second time (CUDA 13's codes, measured).  On OpenCL access needs no enabling;
+ * the call keeps CUDA's bookkeeping.  Never blocks. */
 CLS_API clsError_t clsDeviceEnablePeerAccess(int peerDevice, unsigned flags);
 /* Disables it again: clsErrorPeerAccessNotEnabled where it is not
- * enabled.  Never blocks. */
+ * enabled (the current device itself included).  Never blocks. */
 CLS_API clsError_t clsDeviceDisablePeerAccess(int peerDevice);
 /* Copies `count` bytes of device memory of srcDevice to device memory of
  * dstDevice, whichever contexts or platforms they are in (through host
@@ -959,7 +961,8 @@ CLS_API clsError_t clsMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
                                     size_t spitch, size_t width, size_t height,
                                     clsMemcpyKind kind, clsStream_t s);
 /* Sets `height` rows of `width` bytes, `pitch` apart, to
- * (unsigned char)value, on the legacy stream (as clsMemset returns). */
+ * (unsigned char)value, on the legacy stream (as clsMemset returns).
+ * clsErrorInvalidValue where width exceeds the pitch (as CUDA 13). */
 CLS_API clsError_t clsMemset2D(void *devPtr, size_t pitch, int value,
                                size_t width, size_t height);
 /* The same on `s`.  Never blocks. */

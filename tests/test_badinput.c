@@ -986,50 +986,51 @@ static clsError_t memcpy3d_with_array(fx *x) {
     clsDeviceGetDefaultMemPool(NULL, 0))                                       \
   X(pool_default_dev, 0, IDEV, "CUDA manual cudaDeviceGetDefaultMemPool" TC,   \
     clsDeviceGetDefaultMemPool((clsMemPool_t *)&x->out_p, x->ndev))            \
-  X(pool_attr_null_pool, 0, IV, "CUDA manual cudaMemPoolGetAttribute" TC,      \
+  X(pool_attr_null_pool, 0, IV, "H200 cudaMemPoolGetAttribute",                \
     clsMemPoolGetAttribute(NULL, clsMemPoolAttrUsedMemCurrent, &x->u))         \
-  X(pool_attr_zero, 0, IV, "CUDA manual cudaMemPoolGetAttribute" TC,           \
+  X(pool_attr_zero, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
     pool_get(x, 0, &x->u))                                                     \
-  X(pool_attr_nine, 0, IV, "CUDA manual cudaMemPoolGetAttribute" TC,           \
+  X(pool_attr_nine, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
     pool_get(x, 9, &x->u))                                                     \
-  X(pool_attr_value_null, 0, IV, "CUDA manual cudaMemPoolGetAttribute" TC,     \
+  X(pool_attr_value_null, 0, IV, "H200 cudaMemPoolGetAttribute",               \
     pool_get(x, clsMemPoolAttrUsedMemCurrent, NULL))                           \
-  X(pool_set_current, 0, IV, "CUDA manual cudaMemPoolSetAttribute" TC,         \
+  X(pool_set_current, 0, IV, "H200 cudaMemPoolSetAttribute",                   \
     pool_set(x, clsMemPoolAttrUsedMemCurrent, 0))                              \
-  X(pool_set_high_5, 0, IV,                                                    \
-    "CUDA manual cudaMemPoolSetAttribute (High: 0 only)" TC,                   \
+  X(pool_set_high_5, 0, OK,                                                    \
+    "H200 cudaMemPoolSetAttribute (High: any value resets)",                   \
     pool_set(x, clsMemPoolAttrReservedMemHigh, 5))                             \
-  X(pool_trim_null, 0, IV, "CUDA manual cudaMemPoolTrimTo" TC,                 \
+  X(pool_trim_null, 0, IV, "H200 cudaMemPoolTrimTo",                           \
     clsMemPoolTrimTo(NULL, 0))                                                 \
-  X(mem_get_info_null, 0, IV, "CUDA manual cudaMemGetInfo" TC,                 \
+  X(mem_get_info_null, 0, OK, "H200 cudaMemGetInfo (NULL free: Success)",      \
     clsMemGetInfo(NULL, &g_size_out))                                          \
-  X(peer_can_null, 0, IV, "CUDA manual cudaDeviceCanAccessPeer" TC,            \
+  X(peer_can_null, 0, IV, "H200 cudaDeviceCanAccessPeer",                      \
     clsDeviceCanAccessPeer(NULL, 0, 0))                                        \
-  X(peer_can_dev, 0, IDEV, "CUDA manual cudaDeviceCanAccessPeer" TC,           \
+  X(peer_can_dev, 0, IDEV, "H200 cudaDeviceCanAccessPeer",                     \
     clsDeviceCanAccessPeer(&x->i1, 0, x->ndev))                                \
-  X(peer_enable_self, 0, IDEV, "CUDA manual cudaDeviceEnablePeerAccess" TC,    \
+  X(peer_enable_self, 0, clsErrorPeerAccessUnsupported,                        \
+    "H200 cudaDeviceEnablePeerAccess (the current device)",                    \
     clsDeviceEnablePeerAccess(x->dev_a, 0))                                    \
-  X(peer_enable_flags, 0, IV, "CUDA manual cudaDeviceEnablePeerAccess" TC,     \
+  X(peer_enable_flags, 0, IV, "H200 cudaDeviceEnablePeerAccess",               \
     clsDeviceEnablePeerAccess(x->dev_a, 1))                                    \
-  X(peer_disable_self, 0, IDEV, "CUDA manual cudaDeviceDisablePeerAccess" TC,  \
+  X(peer_disable_self, 0, clsErrorPeerAccessNotEnabled,                        \
+    "H200 cudaDeviceDisablePeerAccess (the current device)",                   \
     clsDeviceDisablePeerAccess(x->dev_a))                                      \
-  X(memcpy_peer_dev, 0, IDEV, "CUDA manual cudaMemcpyPeer" TC,                 \
+  X(memcpy_peer_dev, 0, IDEV, "H200 cudaMemcpyPeer",                           \
     clsMemcpyPeer(x->d2, x->ndev, x->d, x->dev_a, 16))                         \
-  X(memcpy_peer_host, 0, IV, "CUDA manual cudaMemcpyPeer" TC,                  \
+  X(memcpy_peer_host, 0, IV, "H200 cudaMemcpyPeer",                            \
     clsMemcpyPeer(x->host, x->dev_a, x->d, x->dev_a, 16))                      \
   X(malloc_pitch_null, 0, IV, "CUDA manual cudaMallocPitch" TC,                \
     clsMallocPitch(NULL, &g_size_out, 16, 16))                                 \
   X(memcpy2d_width_pitch, 0, clsErrorInvalidPitchValue,                        \
-    "CUDA manual cudaMemcpy2D (width > dpitch)" TC,                            \
+    "H200 cudaMemcpy2D (width > dpitch)",                                      \
     clsMemcpy2D(x->d, 8, x->host, 16, 16, 2, clsMemcpyHostToDevice))           \
-  X(memcpy2d_past_end, 0, IV, "CUDA manual cudaMemcpy2D" TC,                   \
+  X(memcpy2d_past_end, 0, IV, "H200 cudaMemcpy2D",                             \
     clsMemcpy2D(x->d, 32, x->host, 32, 16, 3, clsMemcpyHostToDevice))          \
   X(memcpy2d_kind, 0, IDIR, "CUDA manual cudaMemcpy2D" TC,                     \
     clsMemcpy2D(x->d, 16, x->host, 16, 16, 1, (clsMemcpyKind)9))               \
-  X(memset2d_width_pitch, 0, clsErrorInvalidPitchValue,                        \
-    "CUDA manual cudaMemset2D (width > pitch)" TC,                             \
+  X(memset2d_width_pitch, 0, IV, "H200 cudaMemset2D (width > pitch)",          \
     clsMemset2D(x->d, 8, 0, 16, 2))                                            \
-  X(memcpy3d_null, 0, IV, "CUDA manual cudaMemcpy3D" TC, clsMemcpy3D(NULL))    \
+  X(memcpy3d_null, 0, IV, "H200 cudaMemcpy3D", clsMemcpy3D(NULL))              \
   X(memcpy3d_array, 0, clsErrorNotSupported,                                   \
     "clstream: no CUDA arrays (docs/differences.md)", memcpy3d_with_array(x))  \
   X(profiler_start, 0, OK, "CUDA manual cudaProfilerStart",                    \
