@@ -14,15 +14,18 @@
  *
  * So a launch whose grid is wider than any earlier launch of a kernel of
  * the same name with the same block waits, on the device (its wait
- * list), for the launches of that kernel and block still in flight; a
- * launch no wider than that needs nothing.  The width is the driver's:
- * the widest of global[0], global[1] and local[2] squared (its
+ * list), for the launches of that kernel and block still in flight, and
+ * every later launch of them, narrower or not, waits for that widening
+ * launch until it is done (else one prepared ahead of it, on another
+ * queue, would take the older entry; PoCL 5.0 aborted so in test_kcguard
+ * on the H200).  Once it is done its entry comes first for good.  The width is
+ * the driver's: the widest of global[0], global[1] and local[2] squared (its
  * pocl_cmd_max_grid_dim_width).  Kernels are told apart by name only,
  * which may order two kernels of one name in different modules: never
  * wrongly, only more than needed.  Launches enqueued in another context
  * (CLSTREAM_CONTEXT_PER_DEVICE) are not waited for.  A grid wider than
  * every earlier one is a rare event per kernel and block (the widths only
- * grow), so the waits it adds are few.
+ * grow), so the waits it adds are few and short-lived.
  *
  * The guard's lock is taken under stream.lock and held across the
  * launch's enqueue (so that no launch of the same key slips between the
@@ -42,6 +45,8 @@ typedef struct cls__kc_key {
   cl_event *flight; /* launches maybe still running, retained */
   cl_context *ctx;  /* each one's context */
   unsigned n, cap;
+  cl_event widening; /* the last launch that widened, until it is done */
+  cl_context wctx;   /* its context */
   struct cls__kc_key *next;
 } cls__kc_key;
 
@@ -94,6 +99,21 @@ void *cls__kc_enter(cls__bstream *s, const char *name, const size_t global[3],
   cls__kc_key *k = cls__kc_find(name, local);
   if (!k) return NULL; /* out of memory: unguarded, the lock is kept */
   cls__kc_prune(k);
+  /* Every launch waits for the last widening one until it is done: before
+   * that, a launch prepared ahead of it would take the older entry, which
+   * the widening one's new entry then shadows for the release. */
+  if (k->widening) {
+    cl_int st = CL_COMPLETE;
+    if (clGetEventInfo(k->widening, CL_EVENT_COMMAND_EXECUTION_STATUS,
+                       sizeof st, &st, NULL) != CL_SUCCESS ||
+        st <= CL_COMPLETE) {
+      clReleaseEvent(k->widening);
+      k->widening = NULL;
+    } else if (k->wctx == s->dev->ctx) {
+      clRetainEvent(k->widening);
+      cls__ocl_batch_add(b, k->widening, 1);
+    }
+  }
   size_t w = cls__kc_width(global, local);
   if (w > k->widest) {
     for (unsigned i = 0; i < k->n; ++i) {
@@ -108,7 +128,13 @@ void *cls__kc_enter(cls__bstream *s, const char *name, const size_t global[3],
 
 void cls__kc_leave(void *key, cls__bstream *s, cl_event ev) {
   cls__kc_key *k = key;
-  if (k && ev && k->pending > k->widest) k->widest = k->pending;
+  if (k && ev && k->pending > k->widest) {
+    k->widest = k->pending;
+    clRetainEvent(ev);
+    if (k->widening) clReleaseEvent(k->widening);
+    k->widening = ev;
+    k->wctx = s->dev->ctx;
+  }
   if (k && ev) {
     if (k->n == k->cap) {
       unsigned cap = k->cap ? 2 * k->cap : 8;
