@@ -16,8 +16,8 @@
 #     it fails when two GPUs are not that much faster than one;
 #   - clstream-bench --scenario xdev_wait,peer_copy_4k,peer_copy_16m (ours
 #     and the raw API, device 0 and its peer 1), JSON in bench-<variant>.json.
-# The run fails if any test printed "SKIP ...: needs two devices" or if
-# nvidia-smi lists fewer than two GPUs.  Logs and gpu2-summary.md go to $OUT
+# The run fails if any test printed "SKIP ...: needs two devices", if a
+# bench row was skipped, or if nvidia-smi lists fewer than two GPUs.  Logs and gpu2-summary.md go to $OUT
 # when it is set, else build-gpu2/out/.  A variant runs alone too (each
 # fits one 10-minute command on the H200 machine with CLS_CTEST_JOBS=4).
 set -uo pipefail
@@ -103,6 +103,10 @@ for v in "${variants[@]}"; do
     say "$out"
     say '```'
     ((rc == 0)) || status=1
+    if grep -q ' skipped: ' <<<"$out"; then
+      say "- FAIL: two-device rows skipped"
+      status=1
+    fi
   fi
 done
 say ""

@@ -138,8 +138,8 @@ int main(int argc, char **argv) {
     iters *= 4;
     ms = timed_run(dev[0], out[0], N, iters, s[0]);
   }
-  iters = (unsigned)(iters * (400.0 / (ms > 0.01 ? ms : 0.01)));
-  if (iters < 1) iters = 1;
+  double want = iters * (400.0 / (ms > 0.01 ? ms : 0.01));
+  iters = want < 1 ? 1u : want > 4e9 ? 4000000000u : (unsigned)want;
   /* Each device's speed, in items per millisecond: the item count doubles
    * until one run takes 20 ms, so a slow device is not held for long. */
   for (int j = 0; j < nd; ++j) {
