@@ -200,8 +200,9 @@ clsError_t clsMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
 
 static clsError_t cls__set2d(void *p, size_t pitch, int value, size_t width,
                              size_t height, clsStream_t sh, int sync) {
+  /* InvalidValue, not InvalidPitchValue as for copies (CUDA 13, H200). */
   if (width > pitch)
-    return cls__reason(clsErrorInvalidPitchValue, "width %zu exceeds pitch %zu",
+    return cls__reason(clsErrorInvalidValue, "width %zu exceeds pitch %zu",
                        width, pitch);
   if (!p) return cls__reason(clsErrorInvalidValue, "devPtr is NULL");
   if (width == 0 || height == 0) return clsSuccess;

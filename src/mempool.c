@@ -129,13 +129,8 @@ clsError_t clsMemPoolSetAttribute(clsMemPool_t memPool, clsMemPoolAttr attr,
       attr == clsMemPoolAttrUsedMemCurrent)
     CLS__RETURN(cls__reason(clsErrorInvalidValue, "attribute %d is read-only",
                             (int)attr));
-  if ((attr == clsMemPoolAttrReservedMemHigh ||
-       attr == clsMemPoolAttrUsedMemHigh) &&
-      v != 0)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue,
-                            "a High attribute can only be reset, with 0 "
-                            "(not %llu)",
-                            v));
+  /* Setting a High attribute resets it to the current value, whatever
+   * the value given (CUDA documents 0; CUDA 13 took 5 as well, H200). */
   CLS__RETURN(cls__b_pool_attr(dev, (int)attr, 1, &v));
 }
 
@@ -165,11 +160,13 @@ clsError_t clsMemPoolTrimTo(clsMemPool_t memPool, size_t minBytesToKeep) {
 
 clsError_t clsMemGetInfo(size_t *free, size_t *total) {
   CLS__NOT_IN_HOST_FN();
-  if (!free || !total)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "%s is NULL",
-                            free ? "total" : "free"));
   int dev;
   clsError_t e = cls__current_device(&dev);
   if (e != clsSuccess) CLS__RETURN(e);
-  CLS__RETURN(cls__b_mem_info(dev, cls__mem_bytes_on(dev), free, total));
+  /* A NULL pointer is left out, as CUDA 13 does (H200: Success). */
+  size_t f = 0, t = 0;
+  e = cls__b_mem_info(dev, cls__mem_bytes_on(dev), &f, &t);
+  if (e == clsSuccess && free) *free = f;
+  if (e == clsSuccess && total) *total = t;
+  CLS__RETURN(e);
 }

@@ -45,14 +45,11 @@ clsError_t clsDeviceCanAccessPeer(int *canAccessPeer, int device,
   CLS__RETURN(clsSuccess);
 }
 
-/* The checks the two calls share: the current device `*dev`, a valid
- * peer other than it. */
+/* The checks the two calls share: the current device `*dev` and a valid
+ * peer (the current device itself is checked by each call). */
 static clsError_t cls__peer_common(int peer, int *dev) {
   clsError_t e = cls__current_device(dev);
   if (e == clsSuccess) e = cls__peer_devices(*dev, peer);
-  if (e == clsSuccess && peer == *dev)
-    e = cls__reason(clsErrorInvalidDevice,
-                    "peerDevice %d is the current device", peer);
   return e;
 }
 
@@ -64,10 +61,12 @@ clsError_t clsDeviceEnablePeerAccess(int peerDevice, unsigned flags) {
   int dev;
   clsError_t e = cls__peer_common(peerDevice, &dev);
   if (e != clsSuccess) CLS__RETURN(e);
-  if (!cls__b_can_access_peer(dev, peerDevice))
+  /* The current device itself is no peer: PeerAccessUnsupported, as
+   * CUDA 13 answers (H200). */
+  if (peerDevice == dev || !cls__b_can_access_peer(dev, peerDevice))
     CLS__RETURN(cls__reason(clsErrorPeerAccessUnsupported,
-                            "device %d cannot reach device %d's memory (they "
-                            "share no context)",
+                            "device %d cannot reach device %d's memory (the "
+                            "same device, or they share no context)",
                             dev, peerDevice));
   atomic_uchar *bit = &cls__peer_on[dev * cls__peer_n + peerDevice];
   unsigned char off = 0;
@@ -85,6 +84,8 @@ clsError_t clsDeviceDisablePeerAccess(int peerDevice) {
   int dev;
   clsError_t e = cls__peer_common(peerDevice, &dev);
   if (e != clsSuccess) CLS__RETURN(e);
+  /* Access to the current device itself was never enabled:
+   * PeerAccessNotEnabled, as CUDA 13 answers (H200). */
   atomic_uchar *bit = &cls__peer_on[dev * cls__peer_n + peerDevice];
   unsigned char on = 1;
   if (!atomic_compare_exchange_strong(bit, &on, 2))

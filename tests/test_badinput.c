@@ -384,12 +384,40 @@ static clsError_t free_async_twice(fx *x) {
   return clsFreeAsync(p, x->s);
 }
 
+static clsError_t func_attrs(clsFunction_t f) {
+  clsFuncAttributes a;
+  return clsFuncGetAttributes(&a, f);
+}
+
 static clsError_t free_async_interior(fx *x) {
   void *p = NULL;
   CK_OK(clsMallocAsync(&p, 64, x->s));
   clsError_t r = clsFreeAsync((char *)p + 8, x->s);
   CK_OK(clsFreeAsync(p, x->s));
   return r;
+}
+
+/* Issue 26 (pools, peers, pitched memory): helpers of its rows. */
+static size_t g_size_out; /* a size_t out slot */
+static clsError_t pool_get(fx *x, int attr, void *value) {
+  clsMemPool_t p;
+  CK_OK(clsDeviceGetDefaultMemPool(&p, x->dev_a));
+  return clsMemPoolGetAttribute(p, (clsMemPoolAttr)attr, value);
+}
+static clsError_t pool_set(fx *x, int attr, unsigned long long v) {
+  clsMemPool_t p;
+  CK_OK(clsDeviceGetDefaultMemPool(&p, x->dev_a));
+  return clsMemPoolSetAttribute(p, (clsMemPoolAttr)attr, &v);
+}
+static clsError_t memcpy3d_with_array(fx *x) {
+  clsMemcpy3DParms p;
+  memset(&p, 0, sizeof p);
+  p.srcArray = x->host;
+  p.srcPtr = make_clsPitchedPtr(x->host, 16, 16, 1);
+  p.dstPtr = make_clsPitchedPtr(x->d, 16, 16, 1);
+  p.extent = make_clsExtent(16, 1, 1);
+  p.kind = clsMemcpyHostToDevice;
+  return clsMemcpy3D(&p);
 }
 
 /* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
@@ -953,6 +981,58 @@ static clsError_t free_async_interior(fx *x) {
     free_async_twice(x))                                                       \
   X(free_async_interior, 0, IV, "CUDA manual cudaFreeAsync" TC,                \
     free_async_interior(x))                                                    \
+  /* Issue 26: pools, free memory, peers, pitched memory */                    \
+  X(pool_default_null, 0, IV, "CUDA manual cudaDeviceGetDefaultMemPool" TC,    \
+    clsDeviceGetDefaultMemPool(NULL, 0))                                       \
+  X(pool_default_dev, 0, IDEV, "CUDA manual cudaDeviceGetDefaultMemPool" TC,   \
+    clsDeviceGetDefaultMemPool((clsMemPool_t *)&x->out_p, x->ndev))            \
+  X(pool_attr_null_pool, 0, IV, "H200 cudaMemPoolGetAttribute",                \
+    clsMemPoolGetAttribute(NULL, clsMemPoolAttrUsedMemCurrent, &x->u))         \
+  X(pool_attr_zero, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
+    pool_get(x, 0, &x->u))                                                     \
+  X(pool_attr_nine, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
+    pool_get(x, 9, &x->u))                                                     \
+  X(pool_attr_value_null, 0, IV, "H200 cudaMemPoolGetAttribute",               \
+    pool_get(x, clsMemPoolAttrUsedMemCurrent, NULL))                           \
+  X(pool_set_current, 0, IV, "H200 cudaMemPoolSetAttribute",                   \
+    pool_set(x, clsMemPoolAttrUsedMemCurrent, 0))                              \
+  X(pool_set_high_5, 0, OK,                                                    \
+    "H200 cudaMemPoolSetAttribute (High: any value resets)",                   \
+    pool_set(x, clsMemPoolAttrReservedMemHigh, 5))                             \
+  X(pool_trim_null, 0, IV, "H200 cudaMemPoolTrimTo",                           \
+    clsMemPoolTrimTo(NULL, 0))                                                 \
+  X(mem_get_info_null, 0, OK, "H200 cudaMemGetInfo (NULL free: Success)",      \
+    clsMemGetInfo(NULL, &g_size_out))                                          \
+  X(peer_can_null, 0, IV, "H200 cudaDeviceCanAccessPeer",                      \
+    clsDeviceCanAccessPeer(NULL, 0, 0))                                        \
+  X(peer_can_dev, 0, IDEV, "H200 cudaDeviceCanAccessPeer",                     \
+    clsDeviceCanAccessPeer(&x->i1, 0, x->ndev))                                \
+  X(peer_enable_self, 0, clsErrorPeerAccessUnsupported,                        \
+    "H200 cudaDeviceEnablePeerAccess (the current device)",                    \
+    clsDeviceEnablePeerAccess(x->dev_a, 0))                                    \
+  X(peer_enable_flags, 0, IV, "H200 cudaDeviceEnablePeerAccess",               \
+    clsDeviceEnablePeerAccess(x->dev_a, 1))                                    \
+  X(peer_disable_self, 0, clsErrorPeerAccessNotEnabled,                        \
+    "H200 cudaDeviceDisablePeerAccess (the current device)",                   \
+    clsDeviceDisablePeerAccess(x->dev_a))                                      \
+  X(memcpy_peer_dev, 0, IDEV, "H200 cudaMemcpyPeer",                           \
+    clsMemcpyPeer(x->d2, x->ndev, x->d, x->dev_a, 16))                         \
+  X(memcpy_peer_host, 0, IV, "H200 cudaMemcpyPeer",                            \
+    clsMemcpyPeer(x->host, x->dev_a, x->d, x->dev_a, 16))                      \
+  X(malloc_pitch_null, 0, IV, "CUDA manual cudaMallocPitch" TC,                \
+    clsMallocPitch(NULL, &g_size_out, 16, 16))                                 \
+  X(memcpy2d_width_pitch, 0, clsErrorInvalidPitchValue,                        \
+    "H200 cudaMemcpy2D (width > dpitch)",                                      \
+    clsMemcpy2D(x->d, 8, x->host, 16, 16, 2, clsMemcpyHostToDevice))           \
+  X(memcpy2d_past_end, 0, IV, "H200 cudaMemcpy2D",                             \
+    clsMemcpy2D(x->d, 32, x->host, 32, 16, 3, clsMemcpyHostToDevice))          \
+  X(memcpy2d_kind, 0, IDIR, "CUDA manual cudaMemcpy2D" TC,                     \
+    clsMemcpy2D(x->d, 16, x->host, 16, 16, 1, (clsMemcpyKind)9))               \
+  X(memset2d_width_pitch, 0, IV, "H200 cudaMemset2D (width > pitch)",          \
+    clsMemset2D(x->d, 8, 0, 16, 2))                                            \
+  X(memcpy3d_null, 0, IV, "H200 cudaMemcpy3D", clsMemcpy3D(NULL))              \
+  X(memcpy3d_array, 0, clsErrorNotSupported,                                   \
+    "clstream: no CUDA arrays (docs/differences.md)", memcpy3d_with_array(x))  \
   X(profiler_start, 0, OK, "CUDA manual cudaProfilerStart",                    \
     clsProfilerStart())                                                        \
   X(profiler_stop, 0, OK, "CUDA manual cudaProfilerStop", clsProfilerStop())   \
@@ -971,7 +1051,69 @@ static clsError_t free_async_interior(fx *x) {
   X(hostfn_free_async, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
     clsFreeAsync(x->d2, x->s2))                                                \
   X(hostfn_launch, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",     \
-    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))
+    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                    \
+  KCLOCK_ROWS(X)
+
+/* Issue 25 (device queries): kernel attributes, occupancy, and the device
+ * attribute numbers CUDA 13 reserves or dropped. */
+#define IDF clsErrorInvalidDeviceFunction
+#define S_FA "CUDA manual cudaFuncGetAttributes"
+#define S_FS "CUDA manual cudaFuncSetAttribute"
+#define S_OB "CUDA manual cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+#define S_OP "CUDA manual cudaOccupancyMaxPotentialBlockSize"
+#define KCLOCK_ROWS(X)                                                         \
+  X(funcattr_null, NEED_MOD, IV, S_FA TC, clsFuncGetAttributes(NULL, x->f))    \
+  X(funcattr_unloaded, NEED_MOD, IDF, S_FA TC, func_attrs(x->f_dead))          \
+  X(funcattr_not_function, NEED_MOD, IDF, S_FA TC,                             \
+    func_attrs((clsFunction_t)x->s))                                           \
+  X(funcattr_null_function, 0, IDF, S_FA TC, func_attrs(NULL))                 \
+  X(funcset_attr_7, NEED_MOD, IV, S_FS " (not an attribute)" TC,               \
+    clsFuncSetAttribute(x->f, (clsFuncAttribute)7, 0))                         \
+  X(funcset_attr_max, NEED_MOD, IV, S_FS " (not an attribute)" TC,             \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMax, 0))                         \
+  X(funcset_dyn_negative, NEED_MOD, IV, S_FS TC,                               \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize, -1)) \
+  X(funcset_dyn_huge, NEED_MOD, IV, S_FS TC,                                   \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize,      \
+                        INT_MAX))                                              \
+  X(funcset_carveout_101, NEED_MOD, IV, S_FS TC,                               \
+    clsFuncSetAttribute(x->f, clsFuncAttributePreferredSharedMemoryCarveout,   \
+                        101))                                                  \
+  X(funcset_carveout_minus2, NEED_MOD, IV, S_FS TC,                            \
+    clsFuncSetAttribute(x->f, clsFuncAttributePreferredSharedMemoryCarveout,   \
+                        -2))                                                   \
+  X(funcset_unloaded, NEED_MOD, IDF, S_FS TC,                                  \
+    clsFuncSetAttribute(x->f_dead,                                             \
+                        clsFuncAttributePreferredSharedMemoryCarveout, 0))     \
+  X(occ_null, NEED_MOD, IV, S_OB TC,                                           \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(NULL, x->f, 32, 0))           \
+  X(occ_block_zero, NEED_MOD, IV, S_OB TC,                                     \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 0, 0))          \
+  X(occ_block_negative, NEED_MOD, IV, S_OB TC,                                 \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, -32, 0))        \
+  X(occ_unloaded, NEED_MOD, IDF, S_OB TC,                                      \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f_dead, 32, 0))    \
+  X(occpot_null_grid, NEED_MOD, IV, S_OP TC,                                   \
+    clsOccupancyMaxPotentialBlockSize(NULL, &x->i1, x->f, 0, 0))               \
+  X(occpot_null_block, NEED_MOD, IV, S_OP TC,                                  \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, NULL, x->f, 0, 0))               \
+  X(occpot_limit_negative, NEED_MOD, IV, S_OP TC,                              \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, &x->i2, x->f, 0, -1))            \
+  X(occpot_unloaded, NEED_MOD, IDF, S_OP TC,                                   \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, &x->i2, x->f_dead, 0, 0))        \
+  X(hostfn_funcattr, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",   \
+    func_attrs(x->f))                                                          \
+  X(hostfn_occupancy, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",  \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 32, 0))         \
+  X(attr_reserved_44, 0, IV, "CUDA 13 driver_types.h (44 reserved)" TC,        \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)44, 0))                       \
+  X(attr_dropped_96, 0, IV,                                                    \
+    "CUDA 13 driver_types.h (CooperativeMultiDeviceLaunch dropped)" TC,        \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)96, 0))                       \
+  X(attr_reserved_122, 0, IV, "CUDA 13 driver_types.h (122 reserved)" TC,      \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)122, 0))                      \
+  X(attr_max, 0, IV, "CUDA 13 driver_types.h (cudaDevAttrMax)" TC,             \
+    clsDeviceGetAttribute(&x->i1, clsDevAttrMax, 0))
 
 #define X_FN(id, needs, exp, src, call)                                        \
   static clsError_t fixed_##id(fx *x) {                                        \

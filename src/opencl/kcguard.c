@@ -38,6 +38,7 @@ typedef struct cls__kc_key {
   char *name;
   size_t local[3];
   size_t widest;    /* the widest grid launched so far */
+  size_t pending;   /* the width of the launch between enter and leave */
   cl_event *flight; /* launches maybe still running, retained */
   cl_context *ctx;  /* each one's context */
   unsigned n, cap;
@@ -100,13 +101,14 @@ void *cls__kc_enter(cls__bstream *s, const char *name, const size_t global[3],
       clRetainEvent(k->flight[i]);
       cls__ocl_batch_add(b, k->flight[i], 1);
     }
-    k->widest = w;
   }
+  k->pending = w; /* widest moves only once the launch is enqueued */
   return k;
 }
 
 void cls__kc_leave(void *key, cls__bstream *s, cl_event ev) {
   cls__kc_key *k = key;
+  if (k && ev && k->pending > k->widest) k->widest = k->pending;
   if (k && ev) {
     if (k->n == k->cap) {
       unsigned cap = k->cap ? 2 * k->cap : 8;
