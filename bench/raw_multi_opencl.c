@@ -2,10 +2,10 @@
  * The raw OpenCL side of clstream-bench's two-device rows (multi.h): both
  * devices in one context, as clstream holds the devices of one platform,
  * an in-order queue with profiling on each, and 16 MiB on each device in
- * coarse-grained SVM (cl_mem buffers under CLSTREAM_MEMORY=buffers, as
- * clstream's buffer path).  The cross-device wait flushes the first queue
- * and puts a barrier on its marker's event into the second; a peer copy is
- * one SVM (or buffer) copy on the destination's queue, then clFinish.
+ * coarse-grained SVM (cl_mem buffers under CLSTREAM_MEMORY=buffers or
+ * without SVM, as clstream's buffer path).  The cross-device wait flushes the
+ * first queue and puts a barrier on its marker's event into the second; a peer
+ * copy is one SVM (or buffer) copy on the destination's queue, then clFinish.
  */
 #ifndef CL_TARGET_OPENCL_VERSION
 #define CL_TARGET_OPENCL_VERSION 300
@@ -105,6 +105,15 @@ int raw_multi_open(const char *platform, const char *name_a, int nth_a,
   }
   const char *m = getenv("CLSTREAM_MEMORY");
   use_buffers = m && !strcmp(m, "buffers");
+  /* A device without coarse-grained SVM (rusticl): buffers, as clstream
+   * takes them there. */
+  for (int i = 0; i < 2; ++i) {
+    cl_device_svm_capabilities caps = 0;
+    if (clGetDeviceInfo(dev[i], CL_DEVICE_SVM_CAPABILITIES, sizeof caps, &caps,
+                        NULL) != CL_SUCCESS ||
+        !(caps & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
+      use_buffers = 1;
+  }
   for (int i = 0; i < 2; ++i) {
     if (use_buffers)
       mem[i] = clCreateBuffer(ctx, CL_MEM_READ_WRITE, BYTES, NULL, &e);
