@@ -395,6 +395,10 @@ static void sc_mpool(void) {
   STEP(clsMallocPitch(&d, &pitch, W, H));
   STEP(clsMemset2DAsync(d, pitch, 0, W, H, g_s1));
   STEP(clsMemcpy2DAsync(d, pitch, h, W, W, H, clsMemcpyHostToDevice, g_s1));
+  /* Device to device between pitches (a rectangle copy on buffers), and
+   * back. */
+  STEP(clsMemcpy2DAsync(g_d[2], W + 8, d, pitch, W, H, clsMemcpyDefault, g_s1));
+  STEP(clsMemcpy2DAsync(d, pitch, g_d[2], W + 8, W, H, clsMemcpyDefault, g_s1));
   clsMemcpy3DParms p;
   memset(&p, 0, sizeof p);
   p.srcPtr = make_clsPitchedPtr(d, pitch, W, H);
