@@ -11,9 +11,11 @@
 
 clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
   (void)dev;
-  if (flags & clsEventInterprocess)
-    return cls__reason(clsErrorNotSupported,
-                       "interprocess events are not supported on OpenCL");
+  /* An interprocess event is accepted as CUDA 13 accepts it (the front
+   * checked it is untimed) and works as an event within this process:
+   * only sharing it with another process, which clstream has no call for,
+   * could refuse. */
+  (void)flags;
   *out = NULL; /* nothing per event: the tokens carry it all */
   return clsSuccess;
 }
@@ -40,10 +42,11 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   int done = cls__last_known_done(s);
   /* Whether a marker enqueued now would follow device work only (or an
    * idle queue), with nothing gated by a user event before it. */
-  *after_work = p->unnamed || !p->ev || p->work || done;
-  if (p->unnamed) {
-    /* Commands without an event follow `last`: the record is a command
-     * of its own (a barrier where untimed: the cheapest position). */
+  *after_work = !cls__pos_foreign(p) && (p->unnamed || !p->ev || p->work || done);
+  if (cls__pos_open(p)) {
+    /* Commands without an event (or the program's own, on a handed-out
+     * queue) follow `last`: the record is a command of its own (a
+     * barrier where untimed: the cheapest position). */
   } else if (!p->ev || done) {
     *idle = 1;
   } else if (timed && (p->barrier || (!p->work && s->dev->timing_fallback))) {

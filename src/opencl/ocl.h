@@ -87,6 +87,8 @@ typedef struct cls__ocl_facts {
                          once (not where the driver submits at enqueue) */
   int command_events; /* launches, copies and fills ask for their events */
   int replay_command_buffers; /* graph replay records command buffers */
+  int kc_guard;               /* a launch widening a kernel's grid waits for its
+                                 narrower launches in flight (PoCL 4, 5; kcguard.c) */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */
@@ -182,6 +184,10 @@ typedef struct cls__ocl_pos {
   int work;         /* ev is stamped right (batch.work) */
   int barrier;      /* ev is a barrier: its timestamps are not kept */
   _Atomic int done; /* ev known complete and unnamed == 0 */
+  /* Native handles (docs/interop.md): the queue was handed out, so the
+   * program's own commands may follow ev at any time.  Set once, by
+   * cls__pos_expose; done then stays 0. */
+  _Atomic int foreign;
 } cls__ocl_pos;
 
 enum cls__stream_role {
