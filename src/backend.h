@@ -336,6 +336,13 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                          void **args, size_t sharedMem, cls__bstream *s);
 
+/* ---- Module globals (kparams) -------------------------------------------
+ * The device address and size of module global `name` of m
+ * (CLS_DEVICE_GLOBAL, CLS_CONSTANT); clsErrorSymbolNotFound when m has
+ * none of that name.  OpenCL: opencl/modmeta.c; CUDA: cuda/module.c. */
+clsError_t cls__b_module_global(cls__bmodule *m, const char *name, void **ptr,
+                                size_t *size);
+
 /* =====================================================================
  * Front services: what a backend may use of the front.  Each is
  * implemented by the front file named in its section; none of them calls

@@ -94,6 +94,14 @@ int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
  * function frees which kind (memory.c). */
 clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
 
+/* ---- Module globals (kparams; symbol.c) --------------------------------
+ * The globals clsModuleGetGlobal has handed out, which the symbol calls
+ * accept: cls__symbol_add records p (size bytes on device dev, of module
+ * `owner`) in the symbol list and the allocation table (once); and
+ * cls__symbol_drop takes every global of `owner` out of both. */
+clsError_t cls__symbol_add(void *p, size_t size, const void *owner, int dev);
+void cls__symbol_drop(const void *owner);
+
 /* ---- Kernels ---------------------------------------------------------- */
 
 /* The prelude cl/clstream_kernel.h, embedded at build time. */
