@@ -78,34 +78,37 @@ static size_t cls__struct_size(cls__bfunction *f, cl_uint i, size_t size) {
   return got;
 }
 
-/* Whether parameter `pi` is one the rewrite added (kernel_rw.c); sets
- * up f's use of it (index i).  Returns 0 when it is not, 1 when it is,
- * -1 (an OpenCL error in *err) when it could not be set up. */
-static int cls__hidden(cls__bmodule *m, cls__bfunction *f, cl_uint i,
-                       const cls__kernel_param *pi, cl_int *err) {
-  const char *nm = pi->name;
-  size_t lo = strlen(CLS__RW_OFF);
-  if (strcmp(nm, CLS__RW_DYN) == 0) {
-    f->dyn = (int)i;
-  } else if (strcmp(nm, CLS__RW_GBASE) == 0) {
-    /* Set once: the module's globals never move. */
-    cl_mem mem;
-    size_t off;
-    if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
-      *err = clSetKernelArg(f->k, i, sizeof mem, &mem);
-    else
-      *err = clSetKernelArgSVMPointer(f->k, i, m->gstore);
-    if (*err != CL_SUCCESS) return -1;
-  } else if (strncmp(nm, CLS__RW_OFF, lo) == 0 && nm[lo]) {
-    char *end;
-    unsigned long p = strtoul(nm + lo, &end, 10);
-    if (*end || p >= i || f->args[p].kind != CLS__ARG_POINTER) return 0;
-    f->args[p].off_arg = i;
-  } else {
-    return 0;
+/* Sets up f's use of the hidden parameters the rewrite gave kernel
+ * `kname` (kernel_rw.c), which follow its own: f->nuser, f->dyn, the
+ * pointers' offset arguments, and the globals' base (set once here: the
+ * module's globals never move).  Returns CL_SUCCESS or the driver's
+ * error. */
+static cl_int cls__hidden(cls__bmodule *m, cls__bfunction *f,
+                          const char *kname) {
+  const cls__rw_kernel *rk = NULL;
+  for (int i = 0; i < m->rw.nkernels && !rk; i++)
+    if (strcmp(m->rw.kernels[i].name, kname) == 0) rk = &m->rw.kernels[i];
+  if (!rk || rk->nuser + rk->nhidden != (int)f->nargs) return CL_SUCCESS;
+  f->nuser = (cl_uint)rk->nuser;
+  for (int j = 0; j < rk->nhidden; j++) {
+    cl_uint i = f->nuser + (cl_uint)j;
+    f->args[i].kind = CLS__ARG_HIDDEN;
+    if (rk->role[j] == CLS__RW_ROLE_DYN) {
+      f->dyn = (int)i;
+    } else if (rk->role[j] == CLS__RW_ROLE_GBASE) {
+      cl_mem mem;
+      size_t off;
+      cl_int err;
+      if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
+        err = clSetKernelArg(f->k, i, sizeof mem, &mem);
+      else
+        err = clSetKernelArgSVMPointer(f->k, i, m->gstore);
+      if (err != CL_SUCCESS) return err;
+    } else {
+      f->args[rk->role[j]].off_arg = i;
+    }
   }
-  f->args[i].kind = CLS__ARG_HIDDEN;
-  return 1;
+  return CL_SUCCESS;
 }
 
 /* Decides how launches set parameter i, described by *pi.  Returns 0, or
@@ -239,7 +242,13 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
       if (f->bad_msg) snprintf(f->bad_msg, (size_t)n + 1, fmt, name, why);
     }
   }
-  for (cl_uint i = 0; i < nargs && (src || !m->source); i++) {
+  cl_int herr = cls__hidden(m, f, name);
+  if (herr != CL_SUCCESS) {
+    cls__ocl_function_free(f);
+    free(src);
+    return cls__ocl_error(herr, "clSetKernelArg (the module's globals)");
+  }
+  for (cl_uint i = 0; i < f->nuser && (src || !m->source); i++) {
     cls__kernel_param driver;
     const cls__kernel_param *pi = src ? &src[i] : &driver;
     if (!src) {
@@ -253,21 +262,6 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     }
     char *msg = NULL;
     cls__oarg *a = &f->args[i];
-    cl_int herr = CL_SUCCESS;
-    int hid = cls__hidden(m, f, i, pi, &herr);
-    if (hid < 0) {
-      cls__ocl_function_free(f);
-      free(src);
-      return cls__ocl_error(herr, "clSetKernelArg (the module's globals)");
-    }
-    if (hid) {
-      if (f->nuser == nargs) f->nuser = i;
-      continue;
-    }
-    if (f->nuser != nargs && f->bad < 0) {
-      f->bad = (int)i;
-      f->bad_msg = strdup("a parameter follows the library's hidden ones");
-    }
     int bad = cls__classify(m, pi, name, i, a, &msg) != 0;
     if (!bad && a->kind == CLS__ARG_VALUE && cls__measured(m, name, i) &&
         !(a->size = cls__struct_size(f, i, a->size))) {
@@ -293,7 +287,8 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   }
   free(src);
   for (cl_uint i = 0; i < f->nuser; i++)
-    if (f->args[i].off_arg) f->args[i].op = CLS__OP_PTR_OFF;
+    if (f->args[i].off_arg && f->args[i].kind == CLS__ARG_POINTER)
+      f->args[i].op = CLS__OP_PTR_OFF;
 
   pthread_mutex_lock(&m->lock);
   f->next = m->fns;

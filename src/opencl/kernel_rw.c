@@ -138,6 +138,10 @@ static int cls__edit_cmp(const void *a, const void *b) {
 
 /* ---- Kernels ------------------------------------------------------------- */
 
+/* The most hidden parameters one kernel gets (offsets beyond are not
+ * added: those pointers take the sub-buffer path). */
+#define CLS__RW_MAX_HIDDEN 64
+
 /* The index of the matching closer of the opener at toks[i], or ntoks. */
 static size_t cls__match(const cls__pp *pp, size_t i, const char *open,
                          const char *close) {
@@ -149,6 +153,25 @@ static size_t cls__match(const cls__pp *pp, size_t i, const char *open,
       return i;
   }
   return pp->ntoks;
+}
+
+/* Records that kernel `kname` has `nuser` own parameters and the hidden
+ * ones of roles[0, nhid). */
+static void cls__rw_note(cls__rwstate *st, cls__rw *out, cls__tok kname,
+                         int nuser, const int *roles, int nhid) {
+  cls__rw_kernel *k =
+      realloc(out->kernels, (size_t)(out->nkernels + 1) * sizeof *k);
+  char *name = strndup(kname.s, kname.n);
+  int *r = malloc((size_t)nhid * sizeof *r);
+  if (k) out->kernels = k;
+  if (!k || !name || !r) {
+    free(name);
+    free(r);
+    st->oom = 1;
+    return;
+  }
+  memcpy(r, roles, (size_t)nhid * sizeof *r);
+  k[out->nkernels++] = (cls__rw_kernel){name, nuser, nhid, r};
 }
 
 /* Whether type name `t` is one of OpenCL C's opaque types, which sizeof
@@ -164,8 +187,8 @@ static int cls__opaque(const char *t) {
 
 /* Rewrites the kernel whose parameter list opens at toks[lp]; `kname` is
  * its name.  Returns the index to continue from. */
-static size_t cls__rw_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
-                             cls__tok kname, int offsets) {
+static size_t cls__rw_one_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
+                                 cls__tok kname, int offsets) {
   const cls__pp *pp = &st->pp;
   size_t rp = cls__match(pp, lp, "(", ")");
   if (rp >= pp->ntoks) return rp;
@@ -175,7 +198,7 @@ static size_t cls__rw_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
   int editable =
       cls__in_src(st, pp->toks[rp]) && cls__in_src(st, pp->toks[body]);
   cls__str hidden = {0}, prologue = {0};
-  int n = 0;
+  int n = 0, nhid = 0, roles[CLS__RW_MAX_HIDDEN];
   size_t voidtok = 0;
   /* The parameters, split at top-level commas. */
   for (size_t a = lp + 1, k = a; k <= rp; k++) {
@@ -220,7 +243,9 @@ static size_t cls__rw_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
         size_t nm = k;
         for (size_t j = a; j < k; j++)
           if (cls__tok_eq(pp->toks[j], p.name)) nm = j;
-        if (nm < k && cls__in_src(st, pp->toks[nm])) {
+        if (nm < k && cls__in_src(st, pp->toks[nm]) &&
+            nhid < CLS__RW_MAX_HIDDEN - 2) {
+          roles[nhid++] = n;
           cls__str pre = {0};
           cls__putf(&pre, "cls__bp_");
           cls__edit_add(st, (size_t)(pp->toks[nm].s - st->src), 0, &pre);
@@ -236,12 +261,17 @@ static size_t cls__rw_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
     n++;
     a = k + 1;
   }
-  if (st->globals) cls__putf(&hidden, ", __global uchar *" CLS__RW_GBASE);
+  if (st->globals) {
+    cls__putf(&hidden, ", __global uchar *" CLS__RW_GBASE);
+    roles[nhid++] = CLS__RW_ROLE_GBASE;
+  }
   for (size_t j = body; j < end; j++)
     if (cls__tok_eq(pp->toks[j], "CLS_DYNAMIC_SHARED")) {
       cls__putf(&hidden, ", __local ulong16 *" CLS__RW_DYN);
+      roles[nhid++] = CLS__RW_ROLE_DYN;
       break;
     }
+  if (editable && nhid) cls__rw_note(st, out, kname, n, roles, nhid);
   if (editable && hidden.n) {
     /* Drop the leading ", " where the kernel has no parameters. */
     if (n == 0 && (voidtok == 0 || cls__in_src(st, pp->toks[voidtok]))) {
@@ -429,7 +459,7 @@ int cls__rewrite(const char *source, const char *options,
       name = j++;
     }
     if (j >= pp->ntoks || !cls__tok_eq(pp->toks[j], "(") || !name) continue;
-    i = cls__rw_kernel(&st, out, j, pp->toks[name], offsets);
+    i = cls__rw_one_kernel(&st, out, j, pp->toks[name], offsets);
   }
   if (!rc && (pp->oom || st.oom || st.tail.oom || st.ginit.oom)) {
     snprintf(why, nwhy, "out of host memory rewriting the kernel source");
@@ -457,6 +487,11 @@ void cls__rw_free(cls__rw *rw) {
   free(rw->source);
   for (int i = 0; i < rw->nsizes; i++) free(rw->sizes[i].kernel);
   for (int i = 0; i < rw->nglobals; i++) free(rw->globals[i].name);
+  for (int i = 0; i < rw->nkernels; i++) {
+    free(rw->kernels[i].name);
+    free(rw->kernels[i].role);
+  }
+  free(rw->kernels);
   free(rw->sizes);
   free(rw->globals);
   memset(rw, 0, sizeof *rw);

@@ -34,12 +34,25 @@ typedef struct cls__rw_global {
   size_t off;  /* in the module's global storage */
 } cls__rw_global;
 
+/* A kernel the rewrite gave hidden parameters: they follow its `nuser`
+ * own, and role[j] says what hidden parameter nuser + j is: a pointer
+ * parameter's offset (that parameter's index), or one of the below. */
+#define CLS__RW_ROLE_GBASE (-1)
+#define CLS__RW_ROLE_DYN (-2)
+typedef struct cls__rw_kernel {
+  char *name;
+  int nuser, nhidden;
+  int *role;
+} cls__rw_kernel;
+
 typedef struct cls__rw {
   char *source; /* the source to build (malloc'd); NULL: the original */
   cls__rw_size *sizes;
   int nsizes;
   cls__rw_global *globals;
   int nglobals;
+  cls__rw_kernel *kernels;
+  int nkernels;
 } cls__rw;
 
 /* Rewrites `source` (built with `options`, on a compiler predefining
