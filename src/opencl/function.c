@@ -59,23 +59,34 @@ static size_t cls__measured(const cls__bmodule *m, const char *kname,
 }
 
 /* The size the driver takes for measured struct parameter i of f, whose
- * sizeof is `size`: that, or (rusticl, which counts a struct to the end
- * of its last member) that less its tail padding, found by setting a
- * zero value at each size down to size - 15.  Only padding is dropped:
- * every member lies below the driver's size.  0 when none is taken. */
-static size_t cls__struct_size(cls__bfunction *f, cl_uint i, size_t size) {
+ * sizeof is `size`, in *got: that, or (rusticl, which counts a struct to
+ * the end of its last member) that less its tail padding, found by
+ * setting a zero value at each size down to size - 15.  Only padding is
+ * dropped: every member lies below the driver's size.  *got is 0 when
+ * none is taken.  Returns the driver's error other than a size refusal. */
+static cl_int cls__struct_size(cls__bfunction *f, cl_uint i, size_t size,
+                               size_t *got) {
+  *got = 0;
   unsigned char *zero = calloc(1, size);
-  if (!zero) return size; /* the launch reports what the driver says */
-  size_t got = 0;
-  for (size_t s = size; s > 0 && s + 16 > size && !got; s--) {
-    cl_int err = clSetKernelArg(f->k, i, s, zero);
-    if (err == CL_SUCCESS)
-      got = s;
-    else if (err != CL_INVALID_ARG_SIZE)
-      got = size; /* not a size question: the launch reports it */
+  if (!zero) return CL_OUT_OF_HOST_MEMORY;
+  cl_int err = CL_INVALID_ARG_SIZE;
+  for (size_t s = size; s > 0 && s + 16 > size && !*got; s--) {
+    err = clSetKernelArg(f->k, i, s, zero);
+    if (err == CL_SUCCESS) *got = s;
+    if (err != CL_SUCCESS && err != CL_INVALID_ARG_SIZE) break;
   }
   free(zero);
-  return got;
+  return err == CL_INVALID_ARG_SIZE ? CL_SUCCESS : err;
+}
+
+/* Why struct parameter i of kernel `kname` cannot be passed (malloc'd). */
+static char *cls__struct_msg(const char *kname, cl_uint i, size_t size) {
+  const char *fmt = "kernel '%s': parameter %u is a struct of %zu bytes "
+                    "(sizeof on the device), a size the driver refuses";
+  int n = snprintf(NULL, 0, fmt, kname, (unsigned)i, size);
+  char *m = n > 0 ? malloc((size_t)n + 1) : NULL;
+  if (m) snprintf(m, (size_t)n + 1, fmt, kname, (unsigned)i, size);
+  return m;
 }
 
 /* Sets up f's use of the hidden parameters the rewrite gave kernel
@@ -263,10 +274,19 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     char *msg = NULL;
     cls__oarg *a = &f->args[i];
     int bad = cls__classify(m, pi, name, i, a, &msg) != 0;
-    if (!bad && a->kind == CLS__ARG_VALUE && cls__measured(m, name, i) &&
-        !(a->size = cls__struct_size(f, i, a->size))) {
-      bad = 1;
-      msg = strdup("the driver takes no size near the struct's sizeof");
+    size_t took = a->size;
+    if (!bad && a->kind == CLS__ARG_VALUE && cls__measured(m, name, i)) {
+      cl_int serr = cls__struct_size(f, i, a->size, &took);
+      if (serr != CL_SUCCESS) {
+        cls__ocl_function_free(f);
+        free(src);
+        return cls__ocl_error(serr, "clSetKernelArg (sizing a struct)");
+      }
+      if (!took) {
+        bad = 1;
+        msg = cls__struct_msg(name, i, a->size);
+      }
+      a->size = took;
     }
     a->op = a->kind == CLS__ARG_POINTER ? CLS__OP_POINTER
             : a->kind == CLS__ARG_VEC3  ? CLS__OP_VEC3
