@@ -18,8 +18,7 @@ static void load(globals *g) {
   clsError_t r = clsModuleLoadData(&g->m, cls_kernel_kparams_globals, NULL);
   ck_assert_msg(r == clsSuccess, "tests/kernels/kparams_globals.cl: %s\n%s",
                 clsGetErrorName(r), clsGetLastBuildLog());
-  CK_OK(clsModuleGetGlobal((void **)&g->coef, &g->coef_bytes, g->m,
-                           "kp_coef"));
+  CK_OK(clsModuleGetGlobal((void **)&g->coef, &g->coef_bytes, g->m, "kp_coef"));
   CK_OK(clsModuleGetGlobal((void **)&g->table, &g->table_bytes, g->m,
                            "kp_table"));
   CK_OK(clsModuleGetGlobal((void **)&g->counter, &g->counter_bytes, g->m,
@@ -155,8 +154,7 @@ START_TEST(address_is_device_memory) {
   load(&g);
   int tab[16];
   for (int i = 0; i < 16; i++) tab[i] = 3 * i - 7;
-  CK_OK(clsMemcpyToSymbol(g.table, tab, sizeof tab, 0,
-                          clsMemcpyHostToDevice));
+  CK_OK(clsMemcpyToSymbol(g.table, tab, sizeof tab, 0, clsMemcpyHostToDevice));
   int *addr = NULL, *dout, out[16];
   CK_OK(clsGetSymbolAddress((void **)&addr, g.table));
   CK_OK(clsMalloc((void **)&dout, sizeof out));
@@ -186,8 +184,7 @@ START_TEST(bad_input) {
          clsErrorInvalidSymbol);
   CK_CLS(clsMemcpyToSymbol(&local, h, 4, 0, clsMemcpyHostToDevice),
          clsErrorInvalidSymbol);
-  CK_CLS(clsMemcpyToSymbol((char *)g.table + 4, h, 4, 0,
-                           clsMemcpyHostToDevice),
+  CK_CLS(clsMemcpyToSymbol((char *)g.table + 4, h, 4, 0, clsMemcpyHostToDevice),
          clsErrorInvalidSymbol);
   CK_CLS(clsMemcpyToSymbol(g.table, h, sizeof h, 0, clsMemcpyHostToDevice),
          clsErrorInvalidValue);
@@ -201,11 +198,10 @@ START_TEST(bad_input) {
          clsErrorInvalidMemcpyDirection);
   CK_CLS(clsMemcpyFromSymbol(h, g.table, 4, 0, (clsMemcpyKind)77),
          clsErrorInvalidMemcpyDirection);
-  CK_CLS(clsMemcpyFromSymbolAsync(h, g.table, 65, 0, clsMemcpyDeviceToHost,
-                                  NULL),
-         clsErrorInvalidValue);
-  CK_CLS(clsMemcpyToSymbolAsync(&local, h, 4, 0, clsMemcpyHostToDevice,
-                                NULL),
+  CK_CLS(
+      clsMemcpyFromSymbolAsync(h, g.table, 65, 0, clsMemcpyDeviceToHost, NULL),
+      clsErrorInvalidValue);
+  CK_CLS(clsMemcpyToSymbolAsync(&local, h, 4, 0, clsMemcpyHostToDevice, NULL),
          clsErrorInvalidSymbol);
   CK_CLS(clsGetSymbolAddress(NULL, g.table), clsErrorInvalidValue);
   CK_CLS(clsGetSymbolAddress(&p, &local), clsErrorInvalidSymbol);

@@ -1,14 +1,17 @@
 /*
  * OpenCL backend: a module's functions (cl_kernel): reading each kernel's
  * parameter types once, when the function is created, and turning each
- * parameter into a precomputed way of setting it: an SVM pointer
- * (__global and __constant pointers), a value of a known size (scalars
- * and vectors), or "unsupported" (a __local pointer, an image, a sampler,
- * a struct or a type it cannot size), which makes every launch of the
- * function fail with a message naming the parameter (launch.c).  The
- * types come from the driver, or from the source where the module was
- * built without -cl-kernel-arg-info (module.c, kernel_sig.c).  Takes
- * module.lock (module.c) to add a function to the module's list.
+ * parameter into a precomputed way of setting it: a pointer (__global
+ * and __constant pointers; on the buffer path with a hidden offset
+ * argument), a value of a known size (scalars and vectors, and structs,
+ * unions and typedefs whose size the module measured on the device), or
+ * "unsupported" (a __local pointer, an image, a sampler, a type it cannot
+ * size), which makes every launch of the function fail with a message
+ * naming the parameter (launch.c).  The parameters the source rewrite
+ * added (kernel_rw.c) come after the caller's and are known from its
+ * record.  The types come from the driver, or from the source where the
+ * module was built without -cl-kernel-arg-info (module.c, kernel_sig.c).
+ * Takes module.lock (module.c) to add a function to the module's list.
  */
 #include "function.h"
 

@@ -2,7 +2,9 @@
  * OpenCL backend: launches (clEnqueueNDRangeKernel): the launch path
  * allocates nothing and makes only the clSetKernelArg* calls its
  * arguments need (a cl_kernel keeps its arguments between enqueues) and
- * the enqueue.
+ * the enqueue.  The hidden arguments of the source rewrite (kernel_rw.c)
+ * follow the caller's: a pointer's offset is set with its pointer (the
+ * buffer path), the dynamic shared array when sharedMem changes.
  *
  * Launches leave the block size to the driver: CL_KERNEL_WORK_GROUP_SIZE
  * is a hint some drivers set far below what they run (NVIDIA reports 256

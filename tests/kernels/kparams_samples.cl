@@ -27,8 +27,8 @@ CLS_KERNEL void reduce_shared(CLS_GLOBAL const float *g_in,
 typedef struct saxpy_params {
   float a;
   unsigned n;
-  int stride;      /* elements between two used ones */
-  float clamp[2];  /* lower and upper bound of the result */
+  int stride;     /* elements between two used ones */
+  float clamp[2]; /* lower and upper bound of the result */
 } saxpy_params;
 
 CLS_KERNEL void saxpy_struct(saxpy_params p, CLS_GLOBAL const float *x,
