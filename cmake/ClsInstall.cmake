@@ -46,6 +46,8 @@ set(CLS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/clstream)
 set(CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream.h)
 if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
   list(APPEND CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
+  list(APPEND CLS_PUBLIC_HEADERS
+       ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_query.h)
 endif()
 install(FILES ${CLS_PUBLIC_HEADERS}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT Development)

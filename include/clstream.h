@@ -196,8 +196,13 @@ typedef void (*clsHostFn_t)(void *userData);
 typedef void (*clsStreamCallback_t)(clsStream_t stream, clsError_t status,
                                     void *userData);
 
+/* A device's UUID (cudaUUID_t). */
+typedef struct clsUUID_st {
+  char bytes[16];
+} clsUUID_t;
+
 /* Device properties.  The first fields mirror cudaDeviceProp's; the
- * cls-specific ones follow. */
+ * cls-specific ones follow, then the rest of CUDA 13's fields. */
 typedef struct clsDeviceProp {
   char name[256];           /* Device name. */
   size_t totalGlobalMem;    /* Device memory, bytes. */
@@ -284,7 +289,95 @@ typedef struct clsDeviceProp {
                                          stream's earlier work is done, and
                                          return after it has run.  0 elsewhere
                                          (a library thread, asynchronously). */
+  /* ---- The rest of CUDA 13's cudaDeviceProp (kernel clocks and device
+   * queries), with CUDA's names and meaning.  On OpenCL a field takes the
+   * driver's answer where OpenCL or an extension gives one; a value no
+   * driver query gives is 0 (docs/api.md lists each field's source), and
+   * the fields of features clstream does not offer (textures, surfaces,
+   * clusters, cooperative launches, IPC, GPUDirect, NUMA) are 0 too, as
+   * CUDA reports a feature a device lacks.  memoryClockRate and
+   * kernelExecTimeoutEnabled left cudaDeviceProp in CUDA 13 (they are
+   * attributes there) and are kept for older host code. */
+  clsUUID_t uuid;                  /* cl_khr_device_uuid's device UUID */
+  char luid[8];                    /* cl_khr_device_uuid's LUID, if valid */
+  unsigned int luidDeviceNodeMask; /* its node mask */
+  int regsPerBlock;             /* NVIDIA: CL_DEVICE_REGISTERS_PER_BLOCK_NV */
+  size_t memPitch;              /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  size_t totalConstMem;         /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
+  size_t textureAlignment;      /* 0: no textures */
+  size_t texturePitchAlignment; /* 0 */
+  int kernelExecTimeoutEnabled; /* NVIDIA: CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV */
+  int maxTexture1D, maxTexture1DMipmap, maxTexture2D[2], maxTexture2DMipmap[2],
+      maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3],
+      maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2],
+      maxTexture2DLayered[3], maxTextureCubemapLayered[2]; /* 0 */
+  int maxSurface1D, maxSurface2D[2], maxSurface3D[3], maxSurface1DLayered[2],
+      maxSurface2DLayered[3], maxSurfaceCubemap,
+      maxSurfaceCubemapLayered[2]; /* 0 */
+  size_t surfaceAlignment;         /* 0 */
+  int ECCEnabled;                  /* CL_DEVICE_ERROR_CORRECTION_SUPPORT */
+  int pciBusID, pciDeviceID, pciDomainID; /* cl_khr_pci_bus_info, or
+                                             NVIDIA's PCI queries; else 0 */
+  int tccDriver;                          /* 0 */
+  int memoryClockRate;                    /* 0: no driver gives it */
+  int memoryBusWidth;                     /* 0: no driver gives it */
+  int l2CacheSize;                        /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
+  int persistingL2CacheMaxSize;           /* 0 */
+  int maxThreadsPerMultiProcessor;        /* OpenCL: the largest work-group, the
+                                             most a compute unit is known to hold */
+  int globalL1CacheSupported;             /* 1 where global memory is cached
+                                             (CL_DEVICE_GLOBAL_MEM_CACHE_TYPE) */
+  int localL1CacheSupported;              /* 0: no driver says */
+  size_t sharedMemPerMultiprocessor;      /* CL_DEVICE_LOCAL_MEM_SIZE */
+  int regsPerMultiprocessor;              /* 0: no driver says */
+  int isMultiGpuBoard, multiGpuBoardGroupID; /* 0 */
+  int hostNativeAtomicSupported;             /* fine-grained SVM with atomics */
+  int computePreemptionSupported;            /* 0 */
+  int canUseHostPointerForRegisteredMem;     /* as pageableMemoryAccess */
+  int cooperativeLaunch;                     /* 0: not offered */
+  size_t sharedMemPerBlockOptin;             /* as sharedMemPerBlock */
+  int pageableMemoryAccessUsesHostPageTables; /* as pageableMemoryAccess */
+  int directManagedMemAccessFromHost;         /* as managedMemory */
+  int maxBlocksPerMultiProcessor;    /* OpenCL: maxThreadsPerMultiProcessor /
+                                        warpSize (blocks of one warp each) */
+  int accessPolicyMaxWindowSize;     /* 0 */
+  size_t reservedSharedMemPerBlock;  /* 0 */
+  int sparseCudaArraySupported;      /* 0 */
+  int hostRegisterReadOnlySupported; /* as hostRegisterSupported */
+  int timelineSemaphoreInteropSupported, gpuDirectRDMASupported; /* 0 */
+  unsigned int gpuDirectRDMAFlushWritesOptions;                  /* 0 */
+  int gpuDirectRDMAWritesOrdering;                               /* 0 */
+  unsigned int memoryPoolSupportedHandleTypes;                   /* 0 */
+  int deferredMappingCudaArraySupported, ipcEventSupported;      /* 0 */
+  int clusterLaunch, unifiedFunctionPointers;                    /* 0 */
+  int deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;    /* 0 */
+  unsigned int gpuPciDeviceID, gpuPciSubsystemID;                /* 0 */
+  int hostNumaMultinodeIpcSupported;                             /* 0 */
+  /* clstream's own (kernel clocks and event timing). */
+  int kernelClock;     /* What cls_clock64() reads in kernels: a
+                          clsKernelClock value (clsKernelClockNone: using it
+                          is a build error).  Decided by a probe build when
+                          the device is first used: 0 until then on
+                          OpenCL. */
+  int eventHostStamps; /* 1 where the device's profiling timestamps cannot
+                          time work (rusticl on llvmpipe): timed events are
+                          stamped with the host's CLOCK_MONOTONIC when a
+                          library thread sees the recorded work complete,
+                          and timerResolutionNs is that clock's resolution;
+                          the stamp trails the completion by the time the
+                          library takes to see it (docs/semantics.md).  0
+                          until the device is first used. */
 } clsDeviceProp;
+
+/* What cls_clock64() reads (clsDeviceProp's kernelClock, the kernel
+ * dialect's CLS_CLOCK64_KIND). */
+typedef enum clsKernelClock {
+  clsKernelClockNone = 0,      /* no clock: cls_clock64() is a build error */
+  clsKernelClockSmCycles = 1,  /* the multiprocessor's cycle counter (CUDA;
+                                  NVIDIA's OpenCL through inline PTX) */
+  clsKernelClockDevice = 2,    /* cl_khr_kernel_clock's device clock */
+  clsKernelClockHostCycles = 3 /* the host CPU's time-stamp counter (PoCL) */
+} clsKernelClock;
 
 /* Compute modes (cudaComputeMode), as computeMode and
  * clsDevAttrComputeMode report them.  OpenCL devices are always
@@ -354,7 +447,83 @@ typedef enum clsDeviceAttr {
   clsDevAttrMaxSharedMemoryPerBlockOptin = 97,
   clsDevAttrHostRegisterSupported = 99,
   clsDevAttrMaxBlocksPerMultiprocessor = 106,
-  clsDevAttrMemoryPoolsSupported = 115
+  clsDevAttrMemoryPoolsSupported = 115,
+  /* The rest of CUDA 13's enum (device queries).  The numbers it leaves
+   * out (44, 92-94, 96, 102-105, 107, 110, 122-124, 127-129, 132, 136,
+   * 137, 141, 145, 146: reserved or removed in CUDA 13) are
+   * clsErrorInvalidValue, as in CUDA 13.  CUDA 13 also dropped
+   * cudaDevAttrCooperativeMultiDeviceLaunch (96). */
+  clsDevAttrMaxTexture1DWidth = 21,
+  clsDevAttrMaxTexture2DWidth = 22,
+  clsDevAttrMaxTexture2DHeight = 23,
+  clsDevAttrMaxTexture3DWidth = 24,
+  clsDevAttrMaxTexture3DHeight = 25,
+  clsDevAttrMaxTexture3DDepth = 26,
+  clsDevAttrMaxTexture2DLayeredWidth = 27,
+  clsDevAttrMaxTexture2DLayeredHeight = 28,
+  clsDevAttrMaxTexture2DLayeredLayers = 29,
+  clsDevAttrSurfaceAlignment = 30,
+  clsDevAttrMaxTexture1DLayeredWidth = 42,
+  clsDevAttrMaxTexture1DLayeredLayers = 43,
+  clsDevAttrMaxTexture2DGatherWidth = 45,
+  clsDevAttrMaxTexture2DGatherHeight = 46,
+  clsDevAttrMaxTexture3DWidthAlt = 47,
+  clsDevAttrMaxTexture3DHeightAlt = 48,
+  clsDevAttrMaxTexture3DDepthAlt = 49,
+  clsDevAttrTexturePitchAlignment = 51,
+  clsDevAttrMaxTextureCubemapWidth = 52,
+  clsDevAttrMaxTextureCubemapLayeredWidth = 53,
+  clsDevAttrMaxTextureCubemapLayeredLayers = 54,
+  clsDevAttrMaxSurface1DWidth = 55,
+  clsDevAttrMaxSurface2DWidth = 56,
+  clsDevAttrMaxSurface2DHeight = 57,
+  clsDevAttrMaxSurface3DWidth = 58,
+  clsDevAttrMaxSurface3DHeight = 59,
+  clsDevAttrMaxSurface3DDepth = 60,
+  clsDevAttrMaxSurface1DLayeredWidth = 61,
+  clsDevAttrMaxSurface1DLayeredLayers = 62,
+  clsDevAttrMaxSurface2DLayeredWidth = 63,
+  clsDevAttrMaxSurface2DLayeredHeight = 64,
+  clsDevAttrMaxSurface2DLayeredLayers = 65,
+  clsDevAttrMaxSurfaceCubemapWidth = 66,
+  clsDevAttrMaxSurfaceCubemapLayeredWidth = 67,
+  clsDevAttrMaxSurfaceCubemapLayeredLayers = 68,
+  clsDevAttrMaxTexture1DLinearWidth = 69,
+  clsDevAttrMaxTexture2DLinearWidth = 70,
+  clsDevAttrMaxTexture2DLinearHeight = 71,
+  clsDevAttrMaxTexture2DLinearPitch = 72,
+  clsDevAttrMaxTexture2DMipmappedWidth = 73,
+  clsDevAttrMaxTexture2DMipmappedHeight = 74,
+  clsDevAttrMaxTexture1DMipmappedWidth = 77,
+  clsDevAttrCanFlushRemoteWrites = 98,
+  clsDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+  clsDevAttrDirectManagedMemAccessFromHost = 101,
+  clsDevAttrMaxPersistingL2CacheSize = 108,
+  clsDevAttrMaxAccessPolicyWindowSize = 109,
+  clsDevAttrSparseCudaArraySupported = 112,
+  clsDevAttrHostRegisterReadOnlySupported = 113,
+  clsDevAttrTimelineSemaphoreInteropSupported = 114,
+  clsDevAttrGPUDirectRDMASupported = 116,
+  clsDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+  clsDevAttrGPUDirectRDMAWritesOrdering = 118,
+  clsDevAttrMemoryPoolSupportedHandleTypes = 119,
+  clsDevAttrClusterLaunch = 120,
+  clsDevAttrDeferredMappingCudaArraySupported = 121,
+  clsDevAttrIpcEventSupport = 125,
+  clsDevAttrMemSyncDomainCount = 126,
+  clsDevAttrNumaConfig = 130,
+  clsDevAttrNumaId = 131,
+  clsDevAttrMpsEnabled = 133,
+  clsDevAttrHostNumaId = 134,
+  clsDevAttrD3D12CigSupported = 135,
+  clsDevAttrVulkanCigSupported = 138,
+  clsDevAttrGpuPciDeviceId = 139,
+  clsDevAttrGpuPciSubsystemId = 140,
+  clsDevAttrHostNumaMemoryPoolsSupported = 142,
+  clsDevAttrHostNumaMultinodeIpcSupported = 143,
+  clsDevAttrHostMemoryPoolsSupported = 144,
+  clsDevAttrOnlyPartialHostNativeAtomicSupported = 147,
+  clsDevAttrMax
 } clsDeviceAttr;
 
 /* Device flags for clsSetDeviceFlags (cudaDeviceSchedule*, ...), with
@@ -715,6 +884,89 @@ CLS_API clsError_t clsMemcpyFromSymbolAsync(void *dst, const void *symbol,
 CLS_API clsError_t clsGetSymbolAddress(void **devPtr, const void *symbol);
 /* Stores the symbol's size in bytes. */
 CLS_API clsError_t clsGetSymbolSize(size_t *size, const void *symbol);
+
+/* ---- Kernel attributes and occupancy (device queries) ------------------ */
+
+/* A kernel's attributes (cudaFuncAttributes: CUDA 13's fields in its
+ * order).  On OpenCL they are the driver's answers for the current
+ * device (CL_KERNEL_* queries); a value no driver gives is 0, as said. */
+typedef struct clsFuncAttributes {
+  size_t sharedSizeBytes; /* Static local (shared) memory, bytes
+                             (CL_KERNEL_LOCAL_MEM_SIZE). */
+  size_t constSizeBytes;  /* OpenCL: 0 (no driver says). */
+  size_t localSizeBytes;  /* Private memory per work-item, bytes
+                             (CL_KERNEL_PRIVATE_MEM_SIZE). */
+  int maxThreadsPerBlock; /* The largest block this kernel may be launched
+                             with (CL_KERNEL_WORK_GROUP_SIZE; NVIDIA's
+                             driver 580 says 256 for every kernel). */
+  int numRegs;            /* OpenCL: 0 (no driver says). */
+  int ptxVersion;         /* OpenCL: 0. */
+  int binaryVersion;      /* OpenCL: 0. */
+  int cacheModeCA;        /* OpenCL: 0. */
+  int maxDynamicSharedSizeBytes; /* As clsFuncSetAttribute last set it; by
+                                    default the device's local memory less
+                                    sharedSizeBytes on OpenCL. */
+  int preferredShmemCarveout;    /* As last set; -1 (no preference) by
+                                    default.  A hint OpenCL cannot take. */
+  int clusterDimMustBeSet;       /* Clusters: 0 on OpenCL. */
+  int requiredClusterWidth, requiredClusterHeight, requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
+} clsFuncAttributes;
+
+/* The settable kernel attributes (cudaFuncAttribute), with CUDA's
+ * values. */
+typedef enum clsFuncAttribute {
+  clsFuncAttributeMaxDynamicSharedMemorySize = 8,
+  clsFuncAttributePreferredSharedMemoryCarveout = 9,
+  clsFuncAttributeClusterDimMustBeSet = 10,
+  clsFuncAttributeRequiredClusterWidth = 11,
+  clsFuncAttributeRequiredClusterHeight = 12,
+  clsFuncAttributeRequiredClusterDepth = 13,
+  clsFuncAttributeNonPortableClusterSizeAllowed = 14,
+  clsFuncAttributeClusterSchedulingPolicyPreference = 15,
+  clsFuncAttributeMax = 16
+} clsFuncAttribute;
+
+/* Fills *attr with f's attributes on the current device
+ * (cudaFuncGetAttributes), building f's module for that device first if
+ * it is not built there yet (blocks while compiling).  InvalidValue for a
+ * NULL attr, InvalidDeviceFunction for a handle that is not a live
+ * function. */
+CLS_API clsError_t clsFuncGetAttributes(clsFuncAttributes *attr,
+                                        clsFunction_t f);
+/* Sets attribute `attr` of f (cudaFuncSetAttribute):
+ * MaxDynamicSharedMemorySize (0 up to sharedMemPerBlockOptin less the
+ * kernel's static shared memory) and PreferredSharedMemoryCarveout (-1 up
+ * to 100) are kept and read back by clsFuncGetAttributes; on OpenCL the
+ * cluster attributes return clsErrorNotSupported (no clusters).
+ * InvalidValue for a value out of range or an attribute not in the enum.
+ * Never blocks on the device. */
+CLS_API clsError_t clsFuncSetAttribute(clsFunction_t f, clsFuncAttribute attr,
+                                       int value);
+/* Stores in *numBlocks how many blocks of `blockSize` threads of f, each
+ * with `dynamicSMemSize` bytes of dynamic shared memory, a multiprocessor
+ * holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor).  On
+ * OpenCL, from the device's limits: threads (maxThreadsPerMultiProcessor,
+ * blocks rounded up to whole warps), local memory
+ * (sharedMemPerMultiprocessor) and maxBlocksPerMultiProcessor; 0 for a
+ * block larger than the kernel's maxThreadsPerBlock.  InvalidValue for a
+ * NULL numBlocks or blockSize <= 0.  Never blocks on the device. */
+CLS_API clsError_t clsOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, clsFunction_t f, int blockSize, size_t dynamicSMemSize);
+/* Stores the block size that gives f the most resident threads per
+ * multiprocessor (*blockSize, a multiple of the warp size up to
+ * blockSizeLimit, 0 meaning the kernel's own limit) and the smallest grid
+ * that fills the device with it (*minGridSize), by the rule of
+ * clsOccupancyMaxActiveBlocksPerMultiprocessor, as CUDA's
+ * cudaOccupancyMaxPotentialBlockSize does (its C++ defaults are 0 and
+ * 0).  InvalidValue for NULL outputs or a negative limit. */
+CLS_API clsError_t clsOccupancyMaxPotentialBlockSize(int *minGridSize,
+                                                     int *blockSize,
+                                                     clsFunction_t f,
+                                                     size_t dynamicSMemSize,
+                                                     int blockSizeLimit);
 
 /* ---- Settings and device names ----------------------------------------- */
 

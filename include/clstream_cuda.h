@@ -402,4 +402,8 @@ static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
   clsGetSymbolAddress(CLSTREAM_VOIDPP(devPtr), (symbol))
 #define cudaGetSymbolSize clsGetSymbolSize
 
+/* The device-query names (the rest of cudaDeviceAttr, kernel attributes,
+ * occupancy): a header of their own, part of this one. */
+#include "clstream_cuda_query.h"
+
 #endif /* CLSTREAM_CUDA_H */

@@ -343,6 +343,25 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
 clsError_t cls__b_module_global(cls__bmodule *m, const char *name, void **ptr,
                                 size_t *size);
 
+/* ---- Kernel attributes and occupancy ------------------------------------
+ * Called by funcattr.c.  OpenCL: opencl/funcattr.c.  CUDA:
+ * cuda/funcattr.c.  None blocks on the device. */
+
+/* Fills *a with f's attributes on device `dev` (whose function f is); the
+ * front then puts in the settable ones clsFuncSetAttribute kept. */
+clsError_t cls__b_func_attributes(int dev, cls__bfunction *f,
+                                  clsFuncAttributes *a);
+/* Applies settable attribute `attr` (8 to 15, its value checked by the
+ * front for 8 and 9): CUDA forwards it; OpenCL keeps nothing (the front
+ * keeps 8 and 9) and refuses the cluster ones with NotSupported. */
+clsError_t cls__b_func_set_attribute(int dev, cls__bfunction *f, int attr,
+                                     int value);
+/* Stores in *blocks how many blocks of `block` (> 0) threads of f, with
+ * `dyn` bytes of dynamic shared memory each, a multiprocessor of `dev`
+ * holds at once. */
+clsError_t cls__b_occupancy(int dev, cls__bfunction *f, int block, size_t dyn,
+                            int *blocks);
+
 /* =====================================================================
  * Front services: what a backend may use of the front.  Each is
  * implemented by the front file named in its section; none of them calls
@@ -492,6 +511,12 @@ size_t cls__mem_gen(void);
  * functions and callbacks, so that every clstream call made on it is
  * refused (clsErrorNotPermitted) as from inside one. */
 void cls__host_thread_mark(void);
+
+/* ---- The kernel prelude (embedded by CMake with the front) ------------- */
+
+/* cl/clstream_kernel.h, as clsModuleLoadData prepends it: the OpenCL
+ * backend builds it once per device to probe the kernel clock (facts.c). */
+extern const char cls__prelude[];
 
 /* ---- Locks (lock.h, lock.c) and range tables (rangetab.h, rangetab.c) ---
  * Included above: cls__lock, the light lock taken on every command, and

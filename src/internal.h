@@ -107,4 +107,17 @@ void cls__symbol_drop(const void *owner);
 /* The prelude cl/clstream_kernel.h, embedded at build time. */
 extern const char cls__prelude[];
 
+/* What clsFuncSetAttribute set on a function (funcattr.c; kept with the
+ * function in module.c).  *_set is 0 until the attribute is set. */
+typedef struct cls__fattr {
+  _Atomic int dyn_set, dyn_smem;
+  _Atomic int carve_set, carveout;
+} cls__fattr;
+/* The function behind handle f on the calling thread's current device
+ * (*dev), its module built there first if need be (blocks while
+ * compiling), and its kept attributes: clsErrorInvalidDeviceFunction,
+ * with a reason, for a handle that is not a live function (module.c). */
+clsError_t cls__function_current(clsFunction_t f, int *dev, cls__bfunction **bf,
+                                 cls__fattr **fa);
+
 #endif /* CLSTREAM_INTERNAL_H */

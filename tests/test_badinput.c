@@ -389,6 +389,11 @@ static clsError_t free_async_twice(fx *x) {
   return clsFreeAsync(p, x->s);
 }
 
+static clsError_t func_attrs(clsFunction_t f) {
+  clsFuncAttributes a;
+  return clsFuncGetAttributes(&a, f);
+}
+
 static clsError_t free_async_interior(fx *x) {
   void *p = NULL;
   CK_OK(clsMallocAsync(&p, 64, x->s));
@@ -1005,7 +1010,69 @@ static clsError_t free_async_interior(fx *x) {
   X(hostfn_free_async, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
     clsFreeAsync(x->d2, x->s2))                                                \
   X(hostfn_launch, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",     \
-    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))
+    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                    \
+  KCLOCK_ROWS(X)
+
+/* Issue 25 (device queries): kernel attributes, occupancy, and the device
+ * attribute numbers CUDA 13 reserves or dropped. */
+#define IDF clsErrorInvalidDeviceFunction
+#define S_FA "CUDA manual cudaFuncGetAttributes"
+#define S_FS "CUDA manual cudaFuncSetAttribute"
+#define S_OB "CUDA manual cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+#define S_OP "CUDA manual cudaOccupancyMaxPotentialBlockSize"
+#define KCLOCK_ROWS(X)                                                         \
+  X(funcattr_null, NEED_MOD, IV, S_FA TC, clsFuncGetAttributes(NULL, x->f))    \
+  X(funcattr_unloaded, NEED_MOD, IDF, S_FA TC, func_attrs(x->f_dead))          \
+  X(funcattr_not_function, NEED_MOD, IDF, S_FA TC,                             \
+    func_attrs((clsFunction_t)x->s))                                           \
+  X(funcattr_null_function, 0, IDF, S_FA TC, func_attrs(NULL))                 \
+  X(funcset_attr_7, NEED_MOD, IV, S_FS " (not an attribute)" TC,               \
+    clsFuncSetAttribute(x->f, (clsFuncAttribute)7, 0))                         \
+  X(funcset_attr_max, NEED_MOD, IV, S_FS " (not an attribute)" TC,             \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMax, 0))                         \
+  X(funcset_dyn_negative, NEED_MOD, IV, S_FS TC,                               \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize, -1)) \
+  X(funcset_dyn_huge, NEED_MOD, IV, S_FS TC,                                   \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize,      \
+                        INT_MAX))                                              \
+  X(funcset_carveout_101, NEED_MOD, IV, S_FS TC,                               \
+    clsFuncSetAttribute(x->f, clsFuncAttributePreferredSharedMemoryCarveout,   \
+                        101))                                                  \
+  X(funcset_carveout_minus2, NEED_MOD, IV, S_FS TC,                            \
+    clsFuncSetAttribute(x->f, clsFuncAttributePreferredSharedMemoryCarveout,   \
+                        -2))                                                   \
+  X(funcset_unloaded, NEED_MOD, IDF, S_FS TC,                                  \
+    clsFuncSetAttribute(x->f_dead,                                             \
+                        clsFuncAttributePreferredSharedMemoryCarveout, 0))     \
+  X(occ_null, NEED_MOD, IV, S_OB TC,                                           \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(NULL, x->f, 32, 0))           \
+  X(occ_block_zero, NEED_MOD, IV, S_OB TC,                                     \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 0, 0))          \
+  X(occ_block_negative, NEED_MOD, IV, S_OB TC,                                 \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, -32, 0))        \
+  X(occ_unloaded, NEED_MOD, IDF, S_OB TC,                                      \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f_dead, 32, 0))    \
+  X(occpot_null_grid, NEED_MOD, IV, S_OP TC,                                   \
+    clsOccupancyMaxPotentialBlockSize(NULL, &x->i1, x->f, 0, 0))               \
+  X(occpot_null_block, NEED_MOD, IV, S_OP TC,                                  \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, NULL, x->f, 0, 0))               \
+  X(occpot_limit_negative, NEED_MOD, IV, S_OP TC,                              \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, &x->i2, x->f, 0, -1))            \
+  X(occpot_unloaded, NEED_MOD, IDF, S_OP TC,                                   \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, &x->i2, x->f_dead, 0, 0))        \
+  X(hostfn_funcattr, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",   \
+    func_attrs(x->f))                                                          \
+  X(hostfn_occupancy, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",  \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 32, 0))         \
+  X(attr_reserved_44, 0, IV, "CUDA 13 driver_types.h (44 reserved)" TC,        \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)44, 0))                       \
+  X(attr_dropped_96, 0, IV,                                                    \
+    "CUDA 13 driver_types.h (CooperativeMultiDeviceLaunch dropped)" TC,        \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)96, 0))                       \
+  X(attr_reserved_122, 0, IV, "CUDA 13 driver_types.h (122 reserved)" TC,      \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)122, 0))                      \
+  X(attr_max, 0, IV, "CUDA 13 driver_types.h (cudaDevAttrMax)" TC,             \
+    clsDeviceGetAttribute(&x->i1, clsDevAttrMax, 0))
 
 #define X_FN(id, needs, exp, src, call)                                        \
   static clsError_t fixed_##id(fx *x) {                                        \

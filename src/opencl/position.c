@@ -98,6 +98,8 @@ static cls__btoken *cls__token_alloc(cls__ocl_device *d) {
   }
   cls__pos_init(&t->pos);
   t->stamp = 0;
+  t->host_stamped = 0;
+  atomic_init(&t->hstamp, 0);
   t->dev = d;
   atomic_init(&t->refs, 1);
   return t;

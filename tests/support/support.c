@@ -365,11 +365,20 @@ int device_times_work(void) {
   CK_OK(clsStreamQuery(NULL)); /* opens the device: the check is made then */
   clsDeviceProp p;
   CK_OK(clsGetDeviceProperties(&p, d));
+  return p.timerResolutionNs > 0.0 && !p.eventHostStamps;
+}
+
+int events_time_work(void) {
+  int d = -1;
+  CK_OK(clsGetDevice(&d));
+  CK_OK(clsStreamQuery(NULL)); /* opens the device: the check is made then */
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, d));
   return p.timerResolutionNs > 0.0;
 }
 
 int elapsed_or_untimed(float *ms, clsEvent_t a, clsEvent_t b) {
-  if (device_times_work()) {
+  if (events_time_work()) {
     CK_OK(clsEventElapsedTime(ms, a, b));
     return 1;
   }

@@ -217,13 +217,17 @@ void host_expect(const int *host, int v, size_t n, const char *what);
  * are fewer than two. */
 int two_devices(const char *test, int *a, int *b);
 
-/* 1 when the current device's profiling timestamps can time work; 0
- * where they cannot (rusticl: timer resolution 0), and then
- * clsEventElapsedTime returns clsErrorNotSupported for two different
- * completed events.  Opens the current device. */
+/* 1 when the current device's own profiling timestamps can time work; 0
+ * where they cannot (rusticl), where timed events are host-stamped
+ * instead (clsDeviceProp's eventHostStamps) and the driver's timestamps
+ * (the trace's) mean nothing.  Opens the current device. */
 int device_times_work(void);
+/* 1 when clsEventElapsedTime times work on the current device: from the
+ * device's timestamps or from host stamps (every device since issue 25;
+ * 0 only where neither is available).  Opens the current device. */
+int events_time_work(void);
 /* clsEventElapsedTime(ms, a, b) on completed events: asserts clsSuccess
- * and returns 1 where the device times work, else asserts
+ * and returns 1 where events time work, else asserts
  * clsErrorNotSupported and returns 0 (*ms untouched). */
 int elapsed_or_untimed(float *ms, clsEvent_t a, clsEvent_t b);
 
