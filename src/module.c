@@ -425,6 +425,18 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
     cls__tl_config.dev = sdev;
   }
 
+  /* A kernel's MaxDynamicSharedMemorySize, where the program set it
+   * (clsFuncSetAttribute), bounds sharedMem as CUDA's launch check does
+   * (kparams). */
+  if (CLS__UNLIKELY(sharedMem != 0) &&
+      atomic_load_explicit(&fn->attrs.dyn_set, memory_order_relaxed) &&
+      sharedMem > (size_t)atomic_load_explicit(&fn->attrs.dyn_smem,
+                                               memory_order_relaxed))
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "sharedMem %zu exceeds the kernel's "
+                            "MaxDynamicSharedMemorySize %d",
+                            sharedMem, atomic_load(&fn->attrs.dyn_smem)));
+
   /* As in CUDA, a kernel runs on any device, but only into a stream of
    * the current device. */
   int cur = sdev;

@@ -106,6 +106,14 @@ START_TEST(dynamic_shared_too_much) {
   CK_OK(clsGetLastError());
   CK_OK(clsLaunchKernel(f, one, b, args, 64 * sizeof(float), NULL));
   CK_OK(clsDeviceSynchronize());
+  /* The kernel's MaxDynamicSharedMemorySize, once set, bounds it too. */
+  CK_OK(clsFuncSetAttribute(f, clsFuncAttributeMaxDynamicSharedMemorySize,
+                            64 * sizeof(float)));
+  CK_CLS(clsLaunchKernel(f, one, b, args, 64 * sizeof(float) + 4, NULL),
+         clsErrorInvalidValue);
+  CK_LAST(clsErrorInvalidValue);
+  CK_OK(clsLaunchKernel(f, one, b, args, 64 * sizeof(float), NULL));
+  CK_OK(clsDeviceSynchronize());
   CK_OK(clsFree(buf));
   CK_OK(clsModuleUnload(m));
 }
