@@ -180,6 +180,7 @@ END_TEST
  * InvalidValue, never a truncated copy: a sampler is no value. */
 START_TEST(struct_unmeasurable) {
   static const char src[] =
+      "/* cls-sweep: opencl only */\n"
       "CLS_KERNEL void s(CLS_GLOBAL int *p, sampler_t q) { p[0] = 1; }\n";
   clsModule_t m;
   clsError_t r = clsModuleLoadData(&m, src, NULL);
