@@ -101,6 +101,10 @@ clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
  * cls__symbol_drop takes every global of `owner` out of both. */
 clsError_t cls__symbol_add(void *p, size_t size, const void *owner, int dev);
 void cls__symbol_drop(const void *owner);
+/* Global `name` of module m on device dev (built there first if need
+ * be), recorded with cls__symbol_add (module.c). */
+clsError_t cls__module_global(clsModule_t m, int dev, const char *name,
+                              void **p, size_t *n);
 
 /* ---- Kernels ---------------------------------------------------------- */
 

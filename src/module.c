@@ -425,9 +425,7 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
     cls__tl_config.dev = sdev;
   }
 
-  /* A kernel's MaxDynamicSharedMemorySize, where the program set it
-   * (clsFuncSetAttribute), bounds sharedMem as CUDA's launch check does
-   * (kparams). */
+  /* MaxDynamicSharedMemorySize, once set, bounds sharedMem (kparams). */
   if (CLS__UNLIKELY(sharedMem != 0) &&
       atomic_load_explicit(&fn->attrs.dyn_set, memory_order_relaxed) &&
       sharedMem > (size_t)atomic_load_explicit(&fn->attrs.dyn_smem,
@@ -455,35 +453,24 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
   CLS__RETURN(cls__b_launch(bf, grid, block, args, sharedMem, bs));
 }
 
-/* ---- Module globals (kparams) ------------------------------------------ */
+/* ---- Module globals (kparams; the public call is in symbol.c) -------- */
 
-clsError_t clsModuleGetGlobal(void **dptr, size_t *bytes, clsModule_t m,
-                              const char *name) {
-  CLS__NOT_IN_HOST_FN();
-  if (!name) CLS__RETURN(cls__reason(clsErrorInvalidValue, "name is NULL"));
+clsError_t cls__module_global(clsModule_t m, int dev, const char *name,
+                              void **p, size_t *n) {
   cls__module *mod = cls__handle_get(CLS__KIND_MODULE, (uintptr_t)m);
   if (!mod)
-    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
-                            "module %p is not a loaded module", (void *)m));
-  int dev;
-  clsError_t err = cls__current_device(&dev);
-  if (err != clsSuccess) CLS__RETURN(err);
+    return cls__reason(clsErrorInvalidResourceHandle,
+                       "module %p is not a loaded module", (void *)m);
   pthread_mutex_lock(&mod->lock);
-  void *p = NULL;
-  size_t n = 0;
   cls__bmodule *bm = NULL;
-  if (mod->unloaded)
-    err = cls__reason(clsErrorInvalidResourceHandle,
-                      "module %p is being unloaded", (void *)m);
-  else
-    err = cls__module_on(mod, dev, name, &bm);
-  if (err == clsSuccess) err = cls__b_module_global(bm, name, &p, &n);
-  if (err == clsSuccess) err = cls__symbol_add(p, n, mod, dev);
+  clsError_t err = mod->unloaded
+                       ? cls__reason(clsErrorInvalidResourceHandle,
+                                     "module %p is being unloaded", (void *)m)
+                       : cls__module_on(mod, dev, name, &bm);
+  if (err == clsSuccess) err = cls__b_module_global(bm, name, p, n);
+  if (err == clsSuccess) err = cls__symbol_add(*p, *n, mod, dev);
   pthread_mutex_unlock(&mod->lock);
-  if (err != clsSuccess) CLS__RETURN(err);
-  if (dptr) *dptr = p;
-  if (bytes) *bytes = n;
-  CLS__RETURN(clsSuccess);
+  return err;
 }
 
 /* ---- Kernel attributes (funcattr.c) ------------------------------------ */

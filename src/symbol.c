@@ -1,7 +1,7 @@
 /*
- * Module globals: the symbol calls (clsMemcpyToSymbol and
- * clsMemcpyFromSymbol with their Async forms, clsGetSymbolAddress,
- * clsGetSymbolSize), the front.
+ * Module globals: clsModuleGetGlobal and the symbol calls
+ * (clsMemcpyToSymbol and clsMemcpyFromSymbol with their Async forms,
+ * clsGetSymbolAddress, clsGetSymbolSize), the front.
  *
  * CUDA's runtime names a global by its host shadow variable; a module
  * loaded at run time has none, so a symbol here is the device address
@@ -13,6 +13,7 @@
  * order.  Unloading the module drops its globals (module.c).
  */
 #include "internal.h"
+#include "device.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -160,5 +161,20 @@ clsError_t clsGetSymbolSize(size_t *size, const void *symbol) {
   clsError_t err = cls__symbol_size(symbol, &n);
   if (err != clsSuccess) CLS__RETURN(err);
   *size = n;
+  CLS__RETURN(clsSuccess);
+}
+
+clsError_t clsModuleGetGlobal(void **dptr, size_t *bytes, clsModule_t m,
+                              const char *name) {
+  CLS__NOT_IN_HOST_FN();
+  if (!name) CLS__RETURN(cls__reason(clsErrorInvalidValue, "name is NULL"));
+  int dev;
+  clsError_t err = cls__current_device(&dev);
+  void *p = NULL;
+  size_t n = 0;
+  if (err == clsSuccess) err = cls__module_global(m, dev, name, &p, &n);
+  if (err != clsSuccess) CLS__RETURN(err);
+  if (dptr) *dptr = p;
+  if (bytes) *bytes = n;
   CLS__RETURN(clsSuccess);
 }
