@@ -89,6 +89,9 @@ clsError_t cls__ocl_module_meta(cls__bmodule *m) {
     if (err != CL_SUCCESS) rc = cls__ocl_error(err, what);
   }
 done:
+  /* After a failure the helper kernels may still run: the module's free
+   * (clSVMFree of the globals) must come after them. */
+  if (q && rc != clsSuccess) (void)clFinish(q);
   if (q) clReleaseCommandQueue(q);
   if (out) clReleaseMemObject(out);
   free(host);
