@@ -368,6 +368,8 @@ clsError_t cls__b_occupancy(int dev, cls__bfunction *f, int block, size_t dyn,
  * into the backend.
  * ===================================================================== */
 
+/* ---- Native handles: backend_native.h (included at the end) ---------- */
+
 /* ---- Compiler hints ---------------------------------------------------- */
 
 #if defined(__GNUC__)
@@ -522,5 +524,8 @@ extern const char cls__prelude[];
  * Included above: cls__lock, the light lock taken on every command, and
  * cls__rangetab, the sorted address-range table under the front's
  * allocation table and the OpenCL backend's buffer table. */
+
+/* The contract's native-handles section, in a header of its own. */
+#include "backend_native.h"
 
 #endif /* CLSTREAM_BACKEND_H */

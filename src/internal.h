@@ -106,6 +106,21 @@ void cls__symbol_drop(const void *owner);
 clsError_t cls__module_global(clsModule_t m, int dev, const char *name,
                               void **p, size_t *n);
 
+/* ---- Native handles (event.c, for native.c) ---------------------------- */
+
+/* The live event h's device, backend part and newest record's token
+ * (retained; NULL: never recorded or known complete), or
+ * clsErrorInvalidResourceHandle with a reason. */
+clsError_t cls__event_native(clsEvent_t h, int *dev, cls__bevent **b,
+                             cls__btoken **tok);
+/* A new event of the current device with validated-here flags, recorded
+ * at the program's native event (cls__b_event_import). */
+clsError_t cls__event_import(clsEvent_t *out, unsigned flags, void *native);
+/* The program holds h's native event and may record it itself (CUDA):
+ * h follows token t (one reference, handed over) from now on, and its
+ * completion is never cached. */
+void cls__event_follow(clsEvent_t h, cls__btoken *t);
+
 /* ---- Kernels ---------------------------------------------------------- */
 
 /* The prelude cl/clstream_kernel.h, embedded at build time. */

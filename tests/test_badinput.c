@@ -129,6 +129,72 @@ static clsDim3 d3(unsigned a, unsigned b, unsigned c) {
 #define STALE(h) ((uintptr_t)(h) + ((uintptr_t)1 << 32))
 #define ALL_ONES (~(uintptr_t)0)
 
+/* ---- Native handles (issue 27; docs/interop.md) ------------------------
+ * The calls of clstream_opencl.h and clstream_cuda_interop.h, declared
+ * here with the native types' struct tags so that this file needs neither
+ * CL/cl.h nor cuda_runtime.h.  Each exists in both builds; the other API's
+ * calls return clsErrorNotSupported (CLS_TEST_CUDA: the CUDA build).  The
+ * cases that need raw OpenCL objects (an out-of-order queue, another
+ * context's queue, event and buffer) are in tests/native/test_native.c. */
+typedef struct _cl_command_queue *nat_queue;
+typedef struct _cl_event *nat_clevent;
+typedef struct _cl_mem *nat_mem;
+typedef struct _cl_platform_id *nat_platform;
+typedef struct _cl_device_id *nat_device;
+typedef struct _cl_context *nat_context;
+typedef struct CUstream_st *nat_custream;
+typedef struct CUevent_st *nat_cuevent;
+clsError_t clsOpenCLGetDevice(int, nat_platform *, nat_device *,
+                              nat_context *);
+clsError_t clsOpenCLGetQueue(clsStream_t, nat_queue *);
+clsError_t clsOpenCLGetEvent(clsEvent_t, nat_clevent *);
+clsError_t clsOpenCLGetMem(const void *, nat_mem *, size_t *);
+clsError_t clsOpenCLStreamCreateFromQueue(clsStream_t *, nat_queue, unsigned);
+clsError_t clsOpenCLEventCreateFromEvent(clsEvent_t *, nat_clevent, unsigned);
+clsError_t clsOpenCLMemRegister(void **, nat_mem);
+clsError_t clsOpenCLMemUnregister(void *);
+clsError_t clsCUDAGetStream(clsStream_t, nat_custream *);
+clsError_t clsCUDAGetEvent(clsEvent_t, nat_cuevent *);
+clsError_t clsCUDAStreamCreateFromStream(clsStream_t *, nat_custream,
+                                         unsigned);
+clsError_t clsCUDAEventCreateFromEvent(clsEvent_t *, nat_cuevent, unsigned);
+#if defined(CLS_TEST_CUDA)
+#define NAT_OCL(code) clsErrorNotSupported
+#define NAT_CUDA(code) code
+#else
+#define NAT_OCL(code) code
+#define NAT_CUDA(code) clsErrorNotSupported
+#endif
+#define S_NAT "docs/interop.md"
+
+static clsError_t native_get_mem(fx *x, const void *p) {
+  nat_mem m;
+  size_t off;
+  (void)x;
+  return clsOpenCLGetMem(p, &m, &off);
+}
+
+/* The build's own native stream call: both check the stream first. */
+static clsError_t native_stream_of(clsStream_t s) {
+#if defined(CLS_TEST_CUDA)
+  nat_custream c;
+  return clsCUDAGetStream(s, &c);
+#else
+  nat_queue q;
+  return clsOpenCLGetQueue(s, &q);
+#endif
+}
+
+static clsError_t native_event_of(clsEvent_t e) {
+#if defined(CLS_TEST_CUDA)
+  nat_cuevent c;
+  return clsCUDAGetEvent(e, &c);
+#else
+  nat_clevent c; /* only dead events come here: nothing to release */
+  return clsOpenCLGetEvent(e, &c);
+#endif
+}
+
 /* ---- Helpers used by the rows ------------------------------------------ */
 
 static int *dev_int(void *p, size_t byte_off) {
@@ -1011,7 +1077,8 @@ static clsError_t free_async_interior(fx *x) {
     clsFreeAsync(x->d2, x->s2))                                                \
   X(hostfn_launch, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",     \
     launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                    \
-  KCLOCK_ROWS(X)
+  KCLOCK_ROWS(X)                                                               \
+  NATIVE_ROWS(X)
 
 /* Issue 25 (device queries): kernel attributes, occupancy, and the device
  * attribute numbers CUDA 13 reserves or dropped. */
@@ -1073,6 +1140,41 @@ static clsError_t free_async_interior(fx *x) {
     clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)122, 0))                      \
   X(attr_max, 0, IV, "CUDA 13 driver_types.h (cudaDevAttrMax)" TC,             \
     clsDeviceGetAttribute(&x->i1, clsDevAttrMax, 0))
+
+/* Issue 27 (native handles, docs/interop.md): the calls of
+ * clstream_opencl.h and clstream_cuda_interop.h (declared above). */
+#define NATIVE_ROWS(X)                                                         \
+  X(ocl_device_neg, 0, NAT_OCL(IDEV), S_NAT,                                   \
+    clsOpenCLGetDevice(-1, NULL, NULL, NULL))                                  \
+  X(ocl_device_count, 0, NAT_OCL(IDEV), S_NAT,                                 \
+    clsOpenCLGetDevice(x->ndev, NULL, NULL, NULL))                             \
+  X(ocl_queue_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetQueue(x->s, NULL))      \
+  X(native_stream_dead, 0, IRH, S_NAT, native_stream_of(x->s_dead))           \
+  X(ocl_event_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetEvent(x->e, NULL))      \
+  X(native_event_dead, 0, IRH, S_NAT, native_event_of(x->e_dead))             \
+  X(ocl_mem_null_out, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetMem(x->d, NULL, NULL)) \
+  X(ocl_mem_heap, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->heap))           \
+  X(ocl_mem_pinned, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->h))            \
+  X(ocl_mem_freed, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->d_dead))        \
+  X(ocl_stream_from_null, 0, NAT_OCL(IV), S_NAT,                               \
+    clsOpenCLStreamCreateFromQueue(&x->out_s, NULL, 0))                        \
+  X(ocl_stream_out_null, 0, NAT_OCL(IV), S_NAT,                                \
+    clsOpenCLStreamCreateFromQueue(NULL, NULL, 0))                             \
+  X(ocl_event_from_null, 0, NAT_OCL(IV), S_NAT,                                \
+    clsOpenCLEventCreateFromEvent(&x->out_e, NULL, 0))                         \
+  X(ocl_register_null, 0, NAT_OCL(IV), S_NAT,                                  \
+    clsOpenCLMemRegister(&x->out_p, NULL))                                     \
+  X(ocl_unregister_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLMemUnregister(NULL))  \
+  X(ocl_unregister_malloc, 0, NAT_OCL(IV), S_NAT,                              \
+    clsOpenCLMemUnregister(x->d))                                              \
+  X(ocl_unregister_heap, 0, NAT_OCL(IV), S_NAT,                                \
+    clsOpenCLMemUnregister(x->heap))                                           \
+  X(cuda_stream_null, 0, NAT_CUDA(IV), S_NAT, clsCUDAGetStream(x->s, NULL))    \
+  X(cuda_event_null, 0, NAT_CUDA(IV), S_NAT, clsCUDAGetEvent(x->e, NULL))      \
+  X(cuda_stream_from_null, 0, NAT_CUDA(IV), S_NAT,                             \
+    clsCUDAStreamCreateFromStream(&x->out_s, NULL, 0))                         \
+  X(cuda_event_from_null, 0, NAT_CUDA(IV), S_NAT,                              \
+    clsCUDAEventCreateFromEvent(&x->out_e, NULL, 0))
 
 #define X_FN(id, needs, exp, src, call)                                        \
   static clsError_t fixed_##id(fx *x) {                                        \

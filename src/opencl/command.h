@@ -16,4 +16,10 @@ clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out);
 /* Completes user event `user`, retrying a transient failure (hostjob.c). */
 void cls__ocl_complete_user(cl_event user);
 
+/* A created stream over the program's in-order queue q of d (retained),
+ * exposed from the start (expose.c, cls__ocl_expose): stream.c, for
+ * native.c. */
+clsError_t cls__ocl_stream_adopt(cls__ocl_device *d, cl_command_queue q,
+                                 unsigned flags, cls__bstream **out);
+
 #endif /* CLSTREAM_OPENCL_COMMAND_H */

@@ -180,6 +180,10 @@ typedef struct cls__ocl_pos {
   int work;         /* ev is stamped right (batch.work) */
   int barrier;      /* ev is a barrier: its timestamps are not kept */
   _Atomic int done; /* ev known complete and unnamed == 0 */
+  /* Native handles (docs/interop.md): the queue was handed out, so the
+   * program's own commands may follow ev at any time.  Set once, by
+   * cls__pos_expose; done then stays 0. */
+  _Atomic int foreign;
 } cls__ocl_pos;
 
 enum cls__stream_role {

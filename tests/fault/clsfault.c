@@ -367,6 +367,15 @@ WRAP_INT(clEnqueueUnmapMemObject,
          (q, m, p, n, w, e))
 WRAP_INT(clFlush, (cl_command_queue q), (q))
 WRAP_INT(clFinish, (cl_command_queue q), (q))
+/* Native handles (docs/interop.md): what clstream asks of the program's
+ * queues and buffers. */
+WRAP_INT(clGetCommandQueueInfo,
+         (cl_command_queue q, cl_command_queue_info i, size_t s, void *v,
+          size_t *r),
+         (q, i, s, v, r))
+WRAP_INT(clGetMemObjectInfo,
+         (cl_mem m, cl_mem_info i, size_t s, void *v, size_t *r),
+         (m, i, s, v, r))
 WRAP_INT(clGetEventProfilingInfo,
          (cl_event e, cl_profiling_info i, size_t s, void *v, size_t *r),
          (e, i, s, v, r))

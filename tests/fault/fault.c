@@ -26,6 +26,7 @@
  *        clstream-fault --run NAME      (one run, under the shim)
  */
 #include "clstream.h"
+#include "clstream_opencl.h"
 #include "clstream_kernels.h"
 
 #include <dlfcn.h>
@@ -384,6 +385,53 @@ static void sc_legacy(void) {
   if (!want(g_d[1], 92, "d1")) g_unusable = 2;
 }
 
+/* Native handles (docs/interop.md): a handed-out queue, a record's
+ * cl_event imported back, a stream over the program's queue and a
+ * registered buffer.  The program's own OpenCL calls are made disarmed:
+ * only clstream's calls are failed. */
+static void sc_native(void) {
+  cl_command_queue q;
+  cl_mem m;
+  size_t off;
+  cl_event ev = NULL;
+  clsEvent_t e, ei;
+  clsStream_t s;
+  STEP(clsOpenCLGetQueue(g_s1, &q));
+  STEP(fill(g_s1, g_d[0], 40));
+  STEP(clsOpenCLGetMem(g_d[0], &m, &off));
+  STEP(clsEventCreate(&e));
+  STEP(clsEventRecord(e, g_s1));
+  STEP(clsOpenCLGetEvent(e, &ev));
+  STEP(clsOpenCLEventCreateFromEvent(&ei, ev, 0));
+  STEP(clsStreamWaitEvent(g_s2, ei, 0));
+  STEP(add(g_s2, g_d[0], 1, 10));
+  STEP(poll_query(q_stream, g_s2));
+  STEP(clsOpenCLStreamCreateFromQueue(&s, q, clsStreamNonBlocking));
+  STEP(add(s, g_d[0], 1, 10));
+  STEP(clsStreamSynchronize(s));
+  STEP(clsStreamDestroy(s));
+  STEP(clsEventDestroy(ei));
+  STEP(clsEventDestroy(e));
+  g_disarm();
+  clReleaseEvent(ev);
+  cl_context ctx;
+  int dev = 0;
+  clsGetDevice(&dev);
+  clsOpenCLGetDevice(dev, NULL, NULL, &ctx);
+  cl_mem b =
+      clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(unsigned), NULL, NULL);
+  g_arm();
+  void *p;
+  STEP(clsOpenCLMemRegister(&p, b));
+  STEP(clsMemcpy(p, g_d[0], N * sizeof(unsigned), clsMemcpyDeviceToDevice));
+  STEP(clsMemcpy(g_d[1], p, N * sizeof(unsigned), clsMemcpyDeviceToDevice));
+  STEP(clsOpenCLMemUnregister(p));
+  g_disarm();
+  clReleaseMemObject(b);
+  g_arm();
+  if (!want(g_d[0], 42, "d0") || !want(g_d[1], 42, "d1")) g_unusable = 2;
+}
+
 /* After the armed part: a fresh round trip must work. */
 static int health(void) {
   clsStream_t s;
@@ -447,11 +495,12 @@ typedef struct scenario {
 } scenario;
 
 static const scenario scenarios[] = {
-    {"init", sc_init, 0, 1},     {"stream", sc_stream, 1, 0},
-    {"event", sc_event, 1, 0},   {"wait", sc_wait, 1, 0},
-    {"hostfn", sc_hostfn, 1, 0}, {"copy", sc_copy, 1, 0},
-    {"launch", sc_launch, 0, 0}, {"destroy", sc_destroy, 1, 0},
-    {"legacy", sc_legacy, 1, 0}, {"kparams", sc_kparams, 1, 0},
+    {"init", sc_init, 0, 1},       {"stream", sc_stream, 1, 0},
+    {"event", sc_event, 1, 0},     {"wait", sc_wait, 1, 0},
+    {"hostfn", sc_hostfn, 1, 0},   {"copy", sc_copy, 1, 0},
+    {"launch", sc_launch, 0, 0},   {"destroy", sc_destroy, 1, 0},
+    {"legacy", sc_legacy, 1, 0},   {"native", sc_native, 1, 0},
+    {"kparams", sc_kparams, 1, 0},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 
