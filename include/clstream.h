@@ -780,9 +780,9 @@ CLS_API clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s);
  * the pool once the work enqueued before this call in `s` (for the legacy
  * stream, including the blocking streams' work it waits for) is done;
  * work enqueued later must not use it.  Memory from clsMalloc is freed on
- * the device once that point is reached.  clsErrorInvalidValue for NULL or
- * a pointer that is not the start of a device allocation.  Never
- * blocks. */
+ * the device once that point is reached.  NULL is a no-op (clsSuccess, as
+ * on CUDA 13); clsErrorInvalidValue for a pointer that is not the start
+ * of a device allocation.  Never blocks. */
 CLS_API clsError_t clsFreeAsync(void *devPtr, clsStream_t s);
 /* Copies `count` bytes on the legacy default stream, so after earlier
  * work in the blocking streams.  A copy that touches host memory blocks
@@ -795,7 +795,9 @@ CLS_API clsError_t clsMemcpy(void *dst, const void *src, size_t count,
  * it returns at once; from pageable host memory it returns at once too,
  * the source having been copied aside (it may be reused on return); into
  * pageable host memory it returns once the copy is done (so it waits for
- * the stream's earlier work). */
+ * the stream's earlier work).  A host-to-host copy on the legacy stream
+ * returns once the stream's earlier work and the copy are done, whichever
+ * side is pinned, as on CUDA 13. */
 CLS_API clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
                                   clsMemcpyKind kind, clsStream_t s);
 /* Sets `count` bytes to (unsigned char)value on the legacy default
@@ -807,6 +809,170 @@ CLS_API clsError_t clsMemset(void *devPtr, int value, size_t count);
 /* Enqueues a memset on `s`.  Never blocks. */
 CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
                                   clsStream_t s);
+
+/* ---- Memory pools, free memory, peers, pitched memory (issue 26) ----- */
+
+/* A memory pool (cudaMemPool_t).  Each device has one, its default pool,
+ * which serves clsMallocAsync; clstream creates no other. */
+typedef struct clsMemPool_st *clsMemPool_t;
+
+/* Pool attributes, with cudaMemPoolAttr's values.  The three Reuse ones
+ * take an int (0 or 1), the others an unsigned long long (cuuint64_t). */
+typedef enum clsMemPoolAttr {
+  clsMemPoolReuseFollowEventDependencies = 0x1,
+  clsMemPoolReuseAllowOpportunistic = 0x2,
+  clsMemPoolReuseAllowInternalDependencies = 0x3,
+  clsMemPoolAttrReleaseThreshold = 0x4,
+  clsMemPoolAttrReservedMemCurrent = 0x5,
+  clsMemPoolAttrReservedMemHigh = 0x6,
+  clsMemPoolAttrUsedMemCurrent = 0x7,
+  clsMemPoolAttrUsedMemHigh = 0x8
+} clsMemPoolAttr;
+
+/* Stores the default pool of `device` (clsErrorInvalidDevice for a
+ * device out of range).  Never blocks. */
+CLS_API clsError_t clsDeviceGetDefaultMemPool(clsMemPool_t *memPool,
+                                              int device);
+/* Makes memPool the pool clsMallocAsync uses on `device`: only the
+ * device's own default pool is accepted (clsErrorInvalidValue for
+ * another device's).  Never blocks. */
+CLS_API clsError_t clsDeviceSetMemPool(int device, clsMemPool_t memPool);
+/* Stores the pool clsMallocAsync uses on `device`.  Never blocks. */
+CLS_API clsError_t clsDeviceGetMemPool(clsMemPool_t *memPool, int device);
+/* Sets a pool attribute from *value.  ReleaseThreshold: free memory the
+ * pool keeps cached rather than give back to the driver (on OpenCL 64 MiB
+ * until set; CUDA starts at 0 and gives memory back at synchronizations).
+ * Setting ReservedMemHigh or UsedMemHigh resets it to the current value
+ * (CUDA documents 0; CUDA 13 takes any value the same way); the Current
+ * ones are read-only (clsErrorInvalidValue).
+ * On OpenCL the Reuse flags are stored and ReuseAllowOpportunistic 0 stops
+ * a stream from taking memory freed in another stream.  Never blocks. */
+CLS_API clsError_t clsMemPoolSetAttribute(clsMemPool_t memPool,
+                                          clsMemPoolAttr attr, void *value);
+/* Stores a pool attribute in *value (an int or an unsigned long long, as
+ * above): ReservedMemCurrent is the device memory the pool holds (in use
+ * and cached), UsedMemCurrent what clsMallocAsync has handed out and not
+ * yet got back; the High ones their peaks since the last reset.  Never
+ * blocks. */
+CLS_API clsError_t clsMemPoolGetAttribute(clsMemPool_t memPool,
+                                          clsMemPoolAttr attr, void *value);
+/* Gives back to the driver cached memory of the pool whose frees have
+ * been reached, until it holds no more than minBytesToKeep (in use
+ * included, as CUDA counts).  Never blocks. */
+CLS_API clsError_t clsMemPoolTrimTo(clsMemPool_t memPool,
+                                    size_t minBytesToKeep);
+/* Stores the current device's free and total memory in bytes.  The CUDA
+ * build and OpenCL drivers with cl_amd_device_attribute_query give the
+ * driver's free figure; elsewhere (NVIDIA's OpenCL, PoCL, rusticl) free
+ * is the total minus the device memory clstream itself holds (device,
+ * managed and pool allocations, and the pool's cache), which does not
+ * see other processes.  A NULL pointer is left out (clsSuccess, as CUDA
+ * 13).  Never blocks. */
+CLS_API clsError_t clsMemGetInfo(size_t *free, size_t *total);
+
+/* Stores 1 in *canAccessPeer where kernels of `device` can use memory of
+ * `peerDevice` (OpenCL: the two share a context, so one pointer names one
+ * allocation on both; CUDA: as cudaDeviceCanAccessPeer), else 0 (always 0
+ * for a device and itself).  Never blocks. */
+CLS_API clsError_t clsDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                          int peerDevice);
+/* Enables the current device's access to peerDevice's memory (flags must
+ * be 0).  clsErrorInvalidDevice for a device out of range,
+ * clsErrorPeerAccessUnsupported for the current device itself or where
+ * clsDeviceCanAccessPeer says 0, clsErrorPeerAccessAlreadyEnabled the
+ * second time (CUDA 13's codes, measured).  On OpenCL access needs no enabling;
+ * the call keeps CUDA's bookkeeping.  Never blocks. */
+CLS_API clsError_t clsDeviceEnablePeerAccess(int peerDevice, unsigned flags);
+/* Disables it again: clsErrorPeerAccessNotEnabled where it is not
+ * enabled (the current device itself included).  Never blocks. */
+CLS_API clsError_t clsDeviceDisablePeerAccess(int peerDevice);
+/* Copies `count` bytes of device memory of srcDevice to device memory of
+ * dstDevice, whichever contexts or platforms they are in (through host
+ * memory where they share none).  Returns once the copy is done, after
+ * the earlier work of both devices (CUDA returns at once but orders the
+ * copy after and before all their work).  Blocks. */
+CLS_API clsError_t clsMemcpyPeer(void *dst, int dstDevice, const void *src,
+                                 int srcDevice, size_t count);
+/* Enqueues the same copy on `s` (any device's stream), in its order;
+ * staged through host memory, still in order, where a side is memory a
+ * device of the stream's context cannot reach.  Never blocks. */
+CLS_API clsError_t clsMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+                                      int srcDevice, size_t count,
+                                      clsStream_t s);
+
+/* Pitched memory and 2-D and 3-D copies, with CUDA's types. */
+typedef struct clsPitchedPtr {
+  void *ptr;    /* the memory */
+  size_t pitch; /* bytes from one row to the next */
+  size_t xsize; /* logical width, bytes */
+  size_t ysize; /* logical height, rows: a slice is pitch * ysize bytes */
+} clsPitchedPtr;
+typedef struct clsExtent {
+  size_t width;  /* bytes (linear memory) */
+  size_t height; /* rows */
+  size_t depth;  /* slices */
+} clsExtent;
+typedef struct clsPos {
+  size_t x, y, z; /* x in bytes, y in rows, z in slices */
+} clsPos;
+/* cudaMemcpy3DParms: the array fields must be NULL (CUDA arrays are not
+ * in clstream); the fields are in CUDA's order. */
+typedef struct clsMemcpy3DParms {
+  void *srcArray;
+  clsPos srcPos;
+  clsPitchedPtr srcPtr;
+  void *dstArray;
+  clsPos dstPos;
+  clsPitchedPtr dstPtr;
+  clsExtent extent;
+  clsMemcpyKind kind;
+} clsMemcpy3DParms;
+static inline clsPitchedPtr make_clsPitchedPtr(void *d, size_t p, size_t xsz,
+                                               size_t ysz) {
+  clsPitchedPtr r = {d, p, xsz, ysz};
+  return r;
+}
+static inline clsExtent make_clsExtent(size_t w, size_t h, size_t d) {
+  clsExtent r = {w, h, d};
+  return r;
+}
+static inline clsPos make_clsPos(size_t x, size_t y, size_t z) {
+  clsPos r = {x, y, z};
+  return r;
+}
+
+/* Allocates height rows of width bytes on the current device, each row
+ * starting at a multiple of 512 bytes: *pitch gets the row stride.  Freed
+ * with clsFree.  A zero width or height gives NULL and pitch 0. */
+CLS_API clsError_t clsMallocPitch(void **devPtr, size_t *pitch, size_t width,
+                                  size_t height);
+/* Allocates a 3-D block (extent.width bytes by height rows by depth
+ * slices) as clsMallocPitch would for height * depth rows. */
+CLS_API clsError_t clsMalloc3D(clsPitchedPtr *pitchedDevPtr, clsExtent extent);
+/* Copies `height` rows of `width` bytes from rows spitch apart to rows
+ * dpitch apart, on the legacy stream; returns as clsMemcpy does.  Host
+ * memory on either side (pageable or pinned) and device memory, in any
+ * pairing.  clsErrorInvalidPitchValue where width exceeds a pitch. */
+CLS_API clsError_t clsMemcpy2D(void *dst, size_t dpitch, const void *src,
+                               size_t spitch, size_t width, size_t height,
+                               clsMemcpyKind kind);
+/* The same on `s`, returning as clsMemcpyAsync does. */
+CLS_API clsError_t clsMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+                                    size_t spitch, size_t width, size_t height,
+                                    clsMemcpyKind kind, clsStream_t s);
+/* Sets `height` rows of `width` bytes, `pitch` apart, to
+ * (unsigned char)value, on the legacy stream (as clsMemset returns).
+ * clsErrorInvalidValue where width exceeds the pitch (as CUDA 13). */
+CLS_API clsError_t clsMemset2D(void *devPtr, size_t pitch, int value,
+                               size_t width, size_t height);
+/* The same on `s`.  Never blocks. */
+CLS_API clsError_t clsMemset2DAsync(void *devPtr, size_t pitch, int value,
+                                    size_t width, size_t height, clsStream_t s);
+/* Copies extent (width bytes, height rows, depth slices) from srcPtr at
+ * srcPos to dstPtr at dstPos, on the legacy stream (as clsMemcpy2D). */
+CLS_API clsError_t clsMemcpy3D(const clsMemcpy3DParms *p);
+/* The same on `s` (as clsMemcpy2DAsync). */
+CLS_API clsError_t clsMemcpy3DAsync(const clsMemcpy3DParms *p, clsStream_t s);
 
 /* ---- Kernels --------------------------------------------------------- */
 

@@ -93,6 +93,9 @@ int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
  * done) back to the backend: the one place that knows which backend
  * function frees which kind (memory.c). */
 clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
+/* Bytes of device, pool and managed memory of `dev` in the table
+ * (clsMemGetInfo, mempool.c).  Takes the table's read lock. */
+size_t cls__mem_bytes_on(int dev);
 
 /* ---- Module globals (kparams; symbol.c) --------------------------------
  * The globals clsModuleGetGlobal has handed out, which the symbol calls

@@ -468,6 +468,29 @@ static clsError_t free_async_interior(fx *x) {
   return r;
 }
 
+/* Issue 26 (pools, peers, pitched memory): helpers of its rows. */
+static size_t g_size_out; /* a size_t out slot */
+static clsError_t pool_get(fx *x, int attr, void *value) {
+  clsMemPool_t p;
+  CK_OK(clsDeviceGetDefaultMemPool(&p, x->dev_a));
+  return clsMemPoolGetAttribute(p, (clsMemPoolAttr)attr, value);
+}
+static clsError_t pool_set(fx *x, int attr, unsigned long long v) {
+  clsMemPool_t p;
+  CK_OK(clsDeviceGetDefaultMemPool(&p, x->dev_a));
+  return clsMemPoolSetAttribute(p, (clsMemPoolAttr)attr, &v);
+}
+static clsError_t memcpy3d_with_array(fx *x) {
+  clsMemcpy3DParms p;
+  memset(&p, 0, sizeof p);
+  p.srcArray = x->host;
+  p.srcPtr = make_clsPitchedPtr(x->host, 16, 16, 1);
+  p.dstPtr = make_clsPitchedPtr(x->d, 16, 16, 1);
+  p.extent = make_clsExtent(16, 1, 1);
+  p.kind = clsMemcpyHostToDevice;
+  return clsMemcpy3D(&p);
+}
+
 /* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
 
 #define FIXED_ROWS(X)                                                          \
@@ -1048,7 +1071,7 @@ static clsError_t free_async_interior(fx *x) {
     clsMallocAsync(NULL, 16, x->s))                                            \
   X(malloc_async_zero, 0, OK, "CUDA manual cudaMallocAsync (0 bytes)" TC,      \
     malloc_async_size(x, 0))                                                   \
-  X(free_async_null, 0, IV, "HIP tests hipFreeAsync (nullptr)" TC,             \
+  X(free_async_null, 0, OK, "SEMANTICS.md memory rows (H200: Success)",        \
     clsFreeAsync(NULL, x->s))                                                  \
   X(free_async_heap, 0, IV, "CUDA manual cudaFreeAsync" TC,                    \
     clsFreeAsync(x->heap, x->s))                                               \
@@ -1058,6 +1081,58 @@ static clsError_t free_async_interior(fx *x) {
     free_async_twice(x))                                                       \
   X(free_async_interior, 0, IV, "CUDA manual cudaFreeAsync" TC,                \
     free_async_interior(x))                                                    \
+  /* Issue 26: pools, free memory, peers, pitched memory */                    \
+  X(pool_default_null, 0, IV, "CUDA manual cudaDeviceGetDefaultMemPool" TC,    \
+    clsDeviceGetDefaultMemPool(NULL, 0))                                       \
+  X(pool_default_dev, 0, IDEV, "CUDA manual cudaDeviceGetDefaultMemPool" TC,   \
+    clsDeviceGetDefaultMemPool((clsMemPool_t *)&x->out_p, x->ndev))            \
+  X(pool_attr_null_pool, 0, IV, "H200 cudaMemPoolGetAttribute",                \
+    clsMemPoolGetAttribute(NULL, clsMemPoolAttrUsedMemCurrent, &x->u))         \
+  X(pool_attr_zero, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
+    pool_get(x, 0, &x->u))                                                     \
+  X(pool_attr_nine, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
+    pool_get(x, 9, &x->u))                                                     \
+  X(pool_attr_value_null, 0, IV, "H200 cudaMemPoolGetAttribute",               \
+    pool_get(x, clsMemPoolAttrUsedMemCurrent, NULL))                           \
+  X(pool_set_current, 0, IV, "H200 cudaMemPoolSetAttribute",                   \
+    pool_set(x, clsMemPoolAttrUsedMemCurrent, 0))                              \
+  X(pool_set_high_5, 0, OK,                                                    \
+    "H200 cudaMemPoolSetAttribute (High: any value resets)",                   \
+    pool_set(x, clsMemPoolAttrReservedMemHigh, 5))                             \
+  X(pool_trim_null, 0, IV, "H200 cudaMemPoolTrimTo",                           \
+    clsMemPoolTrimTo(NULL, 0))                                                 \
+  X(mem_get_info_null, 0, OK, "H200 cudaMemGetInfo (NULL free: Success)",      \
+    clsMemGetInfo(NULL, &g_size_out))                                          \
+  X(peer_can_null, 0, IV, "H200 cudaDeviceCanAccessPeer",                      \
+    clsDeviceCanAccessPeer(NULL, 0, 0))                                        \
+  X(peer_can_dev, 0, IDEV, "H200 cudaDeviceCanAccessPeer",                     \
+    clsDeviceCanAccessPeer(&x->i1, 0, x->ndev))                                \
+  X(peer_enable_self, 0, clsErrorPeerAccessUnsupported,                        \
+    "H200 cudaDeviceEnablePeerAccess (the current device)",                    \
+    clsDeviceEnablePeerAccess(x->dev_a, 0))                                    \
+  X(peer_enable_flags, 0, IV, "H200 cudaDeviceEnablePeerAccess",               \
+    clsDeviceEnablePeerAccess(x->dev_a, 1))                                    \
+  X(peer_disable_self, 0, clsErrorPeerAccessNotEnabled,                        \
+    "H200 cudaDeviceDisablePeerAccess (the current device)",                   \
+    clsDeviceDisablePeerAccess(x->dev_a))                                      \
+  X(memcpy_peer_dev, 0, IDEV, "H200 cudaMemcpyPeer",                           \
+    clsMemcpyPeer(x->d2, x->ndev, x->d, x->dev_a, 16))                         \
+  X(memcpy_peer_host, 0, IV, "H200 cudaMemcpyPeer",                            \
+    clsMemcpyPeer(x->host, x->dev_a, x->d, x->dev_a, 16))                      \
+  X(malloc_pitch_null, 0, IV, "CUDA manual cudaMallocPitch" TC,                \
+    clsMallocPitch(NULL, &g_size_out, 16, 16))                                 \
+  X(memcpy2d_width_pitch, 0, clsErrorInvalidPitchValue,                        \
+    "H200 cudaMemcpy2D (width > dpitch)",                                      \
+    clsMemcpy2D(x->d, 8, x->host, 16, 16, 2, clsMemcpyHostToDevice))           \
+  X(memcpy2d_past_end, 0, IV, "H200 cudaMemcpy2D",                             \
+    clsMemcpy2D(x->d, 32, x->host, 32, 16, 3, clsMemcpyHostToDevice))          \
+  X(memcpy2d_kind, 0, IDIR, "CUDA manual cudaMemcpy2D" TC,                     \
+    clsMemcpy2D(x->d, 16, x->host, 16, 16, 1, (clsMemcpyKind)9))               \
+  X(memset2d_width_pitch, 0, IV, "H200 cudaMemset2D (width > pitch)",          \
+    clsMemset2D(x->d, 8, 0, 16, 2))                                            \
+  X(memcpy3d_null, 0, IV, "H200 cudaMemcpy3D", clsMemcpy3D(NULL))              \
+  X(memcpy3d_array, 0, clsErrorNotSupported,                                   \
+    "clstream: no CUDA arrays (docs/differences.md)", memcpy3d_with_array(x))  \
   X(profiler_start, 0, OK, "CUDA manual cudaProfilerStart",                    \
     clsProfilerStart())                                                        \
   X(profiler_stop, 0, OK, "CUDA manual cudaProfilerStop", clsProfilerStop())   \

@@ -78,6 +78,12 @@
  *   from 1.2 to 1.00-1.05 of raw's (bench/RESULTS.md, 2026-12-04).
  *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
  *   the event-less path too.
+ * - kc_guard: a launch whose grid is wider than any earlier
+ *   launch of its kernel and block waits for those still in flight
+ *   (kcguard.c), on PoCL 4.x and 5.x, whose CPU drivers otherwise abort
+ *   in pocl_release_dlhandle_cache (read from the platform's version;
+ *   docs/repro/pocl5_dlhandle.c).  CLSTREAM_KERNEL_CACHE_GUARD=0 or 1
+ *   forces it off or on, so that CI on PoCL 3.1 runs it too.
  * - no_timestamps: decided when the device is opened, by the start-up
  *   timestamp check (open.c measures, cls__facts_open decides): a 4 MiB fill
  * that takes no time, or a profiling resolution of 0 (rusticl: timestamps of 2
@@ -220,6 +226,24 @@ static int cls__force_buffers(void) {
   return v && !strcmp(v, "buffers");
 }
 
+/* Whether the platform is PoCL 4.x or 5.x, whose CPU drivers release a
+ * finished launch's loaded kernel by looking it up by kernel and block
+ * alone, ignoring the grid width it was loaded for: two entries of one
+ * kernel and block then get each other's releases, and the assertion
+ * found->ref_count > 0 aborts the process (PoCL's source, tags v4.0 and
+ * v5.0; fixed in 6.0; 3.1 and earlier take two references per launch and
+ * never reach 0).  Read from CL_PLATFORM_VERSION, "OpenCL 3.0 PoCL 5.0+...". */
+static int cls__pocl_cache_bug(cl_platform_id p) {
+  char v[256] = "";
+  if (clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof v - 1, v, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  const char *at = strstr(v, "PoCL ");
+  int major = 0;
+  if (!at || sscanf(at, "PoCL %d", &major) != 1) return 0;
+  return major == 4 || major == 5;
+}
+
 void cls__facts_read(cls__ocl_device *d) {
   cls__ocl_facts *f = &d->facts;
   f->version = cls__facts_version(d->plat->id, d->id);
@@ -239,6 +263,10 @@ void cls__facts_read(cls__ocl_device *d) {
                     (fw && (*fw == '0' || *fw == '1') ? *fw == '1' : !nvidia);
   const char *ce = cls__setting(CLS__SET_COMMAND_EVENTS);
   f->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
+  const char *kg = cls__setting(CLS__SET_KERNEL_CACHE_GUARD);
+  f->kc_guard = kg && (*kg == '0' || *kg == '1')
+                    ? *kg == '1'
+                    : cls__pocl_cache_bug(d->plat->id);
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
                       NULL) != CL_SUCCESS ||

@@ -85,6 +85,8 @@ typedef struct cls__ocl_facts {
   int flush_waited;   /* commands someone will wait for are flushed at
                          once (not where the driver submits at enqueue) */
   int command_events; /* launches, copies and fills ask for their events */
+  int kc_guard;       /* a launch widening a kernel's grid waits for its
+                         narrower launches in flight (PoCL 4, 5; kcguard.c) */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */

@@ -213,8 +213,9 @@ void host_expect(const int *host, int v, size_t n, const char *what);
 
 /* For tests that need two devices: sets CLSTREAM_SPLIT_DEVICES=2 (must be
  * the first thing in the test, before any clstream call), then picks two
- * selectable devices.  Returns 0 (after printing a skip note) when there
- * are fewer than two. */
+ * selectable devices, the first two CLSTREAM_DEVICE names where it names
+ * two.  Returns 0 (after printing a skip note) when there are fewer than
+ * two; fails the test instead under CLS_TEST_REQUIRE_TWO_DEVICES=1. */
 int two_devices(const char *test, int *a, int *b);
 
 /* 1 when the current device's own profiling timestamps can time work; 0
