@@ -144,8 +144,7 @@ typedef struct _cl_device_id *nat_device;
 typedef struct _cl_context *nat_context;
 typedef struct CUstream_st *nat_custream;
 typedef struct CUevent_st *nat_cuevent;
-clsError_t clsOpenCLGetDevice(int, nat_platform *, nat_device *,
-                              nat_context *);
+clsError_t clsOpenCLGetDevice(int, nat_platform *, nat_device *, nat_context *);
 clsError_t clsOpenCLGetQueue(clsStream_t, nat_queue *);
 clsError_t clsOpenCLGetEvent(clsEvent_t, nat_clevent *);
 clsError_t clsOpenCLGetMem(const void *, nat_mem *, size_t *);
@@ -155,8 +154,7 @@ clsError_t clsOpenCLMemRegister(void **, nat_mem);
 clsError_t clsOpenCLMemUnregister(void *);
 clsError_t clsCUDAGetStream(clsStream_t, nat_custream *);
 clsError_t clsCUDAGetEvent(clsEvent_t, nat_cuevent *);
-clsError_t clsCUDAStreamCreateFromStream(clsStream_t *, nat_custream,
-                                         unsigned);
+clsError_t clsCUDAStreamCreateFromStream(clsStream_t *, nat_custream, unsigned);
 clsError_t clsCUDAEventCreateFromEvent(clsEvent_t *, nat_cuevent, unsigned);
 #if defined(CLS_TEST_CUDA)
 #define NAT_OCL(code) clsErrorNotSupported
@@ -1224,10 +1222,11 @@ static clsError_t memcpy3d_with_array(fx *x) {
   X(ocl_device_count, 0, NAT_OCL(IDEV), S_NAT,                                 \
     clsOpenCLGetDevice(x->ndev, NULL, NULL, NULL))                             \
   X(ocl_queue_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetQueue(x->s, NULL))      \
-  X(native_stream_dead, 0, IRH, S_NAT, native_stream_of(x->s_dead))           \
+  X(native_stream_dead, 0, IRH, S_NAT, native_stream_of(x->s_dead))            \
   X(ocl_event_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetEvent(x->e, NULL))      \
-  X(native_event_dead, 0, IRH, S_NAT, native_event_of(x->e_dead))             \
-  X(ocl_mem_null_out, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetMem(x->d, NULL, NULL)) \
+  X(native_event_dead, 0, IRH, S_NAT, native_event_of(x->e_dead))              \
+  X(ocl_mem_null_out, 0, NAT_OCL(IV), S_NAT,                                   \
+    clsOpenCLGetMem(x->d, NULL, NULL))                                         \
   X(ocl_mem_heap, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->heap))           \
   X(ocl_mem_pinned, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->h))            \
   X(ocl_mem_freed, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->d_dead))        \
