@@ -15,6 +15,7 @@
 #include "memory.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +40,29 @@ typedef struct cls__bufalloc {
   cl_mem mem;
   cls__sub *subs; /* CLS__MAX_SUBS entries once one is made */
   unsigned nsubs, next_sub;
+  /* A host buffer (hostmem.c): the buffer's memory is host memory at
+   * r.base, which copies treat as host memory; only kernel arguments
+   * reach it through the buffer.  span is 0: nothing is reserved. */
+  int host;
+  /* A host buffer's launches in flight on any thread (those between
+   * cls__ocl_host_args_unmap and _remap) and the map that last gave it
+   * back to the host (NULL: the first one, done). */
+  unsigned users;
+  cl_event remap;
 } cls__bufalloc;
 
 static cls__rangetab cls__bufs = CLS__RANGETAB_INIT(cls__bufalloc);
+/* The table's entries that are not host buffers: copies on SVM devices
+ * ask the table nothing while it is 0. */
+static atomic_size_t cls__ndevbufs;
 
 int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail) {
   /* No buffer allocation at all (SVM devices): one atomic load. */
-  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  if (CLS__LIKELY(atomic_load_explicit(&cls__ndevbufs, memory_order_acquire) ==
+                  0))
+    return 0;
   cls__bufalloc a;
-  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
+  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a) || a.host) return 0;
   *mem = a.mem;
   *off = (uintptr_t)p - a.r.base;
   if (avail) *avail = a.r.size - *off;
@@ -91,27 +106,149 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
     return cls__reason(clsErrorMemoryAllocation,
                        "reserving %zu bytes of addresses failed", span);
   }
-  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0};
+  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0, 0, 0, NULL};
   /* Fresh addresses overlap no other reservation: only memory can fail. */
   if (cls__rangetab_insert(&cls__bufs, &a, NULL) != CLS__RANGETAB_OK) {
     munmap(p, span);
     clReleaseMemObject(mem);
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
+  atomic_fetch_add_explicit(&cls__ndevbufs, 1, memory_order_release);
   *out = p;
   return clsSuccess;
 }
 
-/* Frees the buffer allocation starting at p; 0 if there is none. */
-static int cls__buf_free(void *p) {
+/* Whether the entry is a host buffer as *(int *)want says (1 or 0). */
+static int cls__host_is(const void *entry, void *want) {
+  return ((const cls__bufalloc *)entry)->host == *(int *)want;
+}
+
+/* Removes the entry starting at p if it is a host buffer as `host` says
+ * and releases its sub-buffers; *mem gets its buffer (still held). */
+static int cls__entry_remove(void *p, int host, cl_mem *mem, size_t *span) {
   cls__bufalloc a;
-  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, NULL, NULL, &a)) return 0;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__host_is, &host, &a))
+    return 0;
+  if (!host) atomic_fetch_sub_explicit(&cls__ndevbufs, 1, memory_order_release);
   /* Commands still using the buffer keep it alive (OpenCL defers the
    * deletion); the addresses are free for reuse at once. */
   for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
   free(a.subs);
-  clReleaseMemObject(a.mem);
-  munmap(p, a.span);
+  if (a.remap) clReleaseEvent(a.remap);
+  *mem = a.mem;
+  *span = a.span;
+  return 1;
+}
+
+/* Frees the buffer allocation starting at p; 0 if there is none. */
+static int cls__buf_free(void *p) {
+  cl_mem mem;
+  size_t span;
+  if (!cls__entry_remove(p, 0, &mem, &span)) return 0;
+  clReleaseMemObject(mem);
+  munmap(p, span);
+  return 1;
+}
+
+clsError_t cls__ocl_hostbuf_add(void *p, size_t size, cl_mem mem) {
+  cls__bufalloc a = {{(uintptr_t)p, size}, 0, mem, NULL, 0, 0, 1, 0, NULL};
+  switch (cls__rangetab_insert(&cls__bufs, &a, NULL)) {
+  case CLS__RANGETAB_OK:
+    return clsSuccess;
+  case CLS__RANGETAB_OVERLAP: /* the front's table rules this out */
+    return cls__reason(clsErrorInvalidValue,
+                       "[%p, +%zu) overlaps memory a kernel already reaches",
+                       p, size);
+  default:
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+}
+
+int cls__ocl_hostbuf_remove(void *p, cl_mem *mem) {
+  size_t span;
+  return cls__entry_remove(p, 1, mem, &span);
+}
+
+int cls__ocl_hostbuf_at(const void *p) {
+  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  cls__bufalloc a;
+  return cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a) && a.host;
+}
+
+/* ---- Host buffers in launches ----------------------------------------
+ * A kernel must not use a buffer that is mapped (OpenCL leaves it
+ * undefined; Oclgrind reports it, and a driver whose map is a copy would
+ * lose the kernel's writes), so a launch passing host buffers gives them
+ * to the device in its stream: unmap before the kernel, map again after
+ * it, both in the stream's in-order queue.  The map is the host's once
+ * the stream's work is done, which is CUDA's synchronization point.  The
+ * host buffers a launch passes are collected while its arguments are set
+ * (cls__arg_buffer_at, under the function's lock) in a thread-local list
+ * that launch.c hands to cls__ocl_host_args_unmap and _remap. */
+#define CLS__MAX_HOST_ARGS 16
+static _Thread_local struct {
+  unsigned n;
+  int unmapped[CLS__MAX_HOST_ARGS];
+  uintptr_t base[CLS__MAX_HOST_ARGS];
+} cls__hargs;
+
+static void cls__harg_note(uintptr_t base) {
+  for (unsigned k = 0; k < cls__hargs.n; ++k)
+    if (cls__hargs.base[k] == base) return;
+  if (cls__hargs.n == CLS__MAX_HOST_ARGS) return; /* stays mapped */
+  cls__hargs.unmapped[cls__hargs.n] = 0;
+  cls__hargs.base[cls__hargs.n++] = base;
+}
+
+void cls__ocl_host_args_unmap(cl_command_queue q) {
+  for (unsigned k = 0; k < cls__hargs.n; ++k) {
+    cls__rangetab_wrlock(&cls__bufs);
+    cls__bufalloc *a = cls__rangetab_find(&cls__bufs, cls__hargs.base[k]);
+    if (a && a->host) {
+      /* The first launch in flight takes it from the host, after the map
+       * that last gave it back (which may be in another stream). */
+      cl_int err = CL_SUCCESS;
+      if (a->users == 0)
+        err = clEnqueueUnmapMemObject(q, a->mem, (void *)a->r.base,
+                                      a->remap ? 1 : 0, &a->remap, NULL);
+      if (err == CL_SUCCESS) {
+        a->users++;
+        cls__hargs.unmapped[k] = 1;
+      }
+    }
+    cls__rangetab_unlock(&cls__bufs);
+  }
+}
+
+void cls__ocl_host_args_remap(cl_command_queue q) {
+  for (unsigned k = 0; k < cls__hargs.n; ++k) {
+    if (!cls__hargs.unmapped[k]) continue;
+    cls__rangetab_wrlock(&cls__bufs);
+    cls__bufalloc *a = cls__rangetab_find(&cls__bufs, cls__hargs.base[k]);
+    if (a && a->host && a->users && --a->users == 0) {
+      /* The last one gives it back; a buffer whose memory is host memory
+       * maps at the same address again (USE_HOST_PTR: OpenCL promises
+       * it). */
+      cl_event ev = NULL;
+      cl_int err;
+      (void)clEnqueueMapBuffer(q, a->mem, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE,
+                               0, a->r.size, 0, NULL, &ev, &err);
+      if (a->remap) clReleaseEvent(a->remap);
+      a->remap = err == CL_SUCCESS ? ev : NULL;
+    }
+    cls__rangetab_unlock(&cls__bufs);
+  }
+  cls__hargs.n = 0;
+}
+
+/* Like cls__ocl_buffer_at, host buffers included: what kernels reach. */
+static int cls__arg_buffer_at(const void *p, cl_mem *mem, size_t *off) {
+  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  cls__bufalloc a;
+  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
+  if (a.host) cls__harg_note(a.r.base);
+  *mem = a.mem;
+  *off = (uintptr_t)p - a.r.base;
   return 1;
 }
 
@@ -187,7 +324,7 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   }
   cl_mem mem;
   size_t off;
-  if (!cls__ocl_buffer_at(ptr, &mem, &off, NULL)) {
+  if (!cls__arg_buffer_at(ptr, &mem, &off)) {
     /* Only memory kernels can reach goes to the driver: a host pointer
      * or pinned (clsMallocHost) memory would run, and its writes would be
      * lost (CUDA faults instead). */

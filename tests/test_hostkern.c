@@ -1,0 +1,197 @@
+/* Host memory in kernels (issue 26, points 1 and 2): pinned memory
+ * (clsMallocHost, clsHostAlloc with and without Mapped), registered
+ * memory and managed memory reach kernels on every device, through
+ * clsHostGetDevicePointer's pointer and through the host address itself,
+ * at the start and inside an allocation; the host sees what kernels wrote
+ * once it has synchronized, as on CUDA. */
+#include "support.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { N = 4096 };
+/* An interior offset, in ints, that any device's buffer alignment
+ * (CL_DEVICE_MEM_BASE_ADDR_ALIGN, at most 4096 bits) divides. */
+enum { IN = 256 };
+
+/* Fills h[0..n) with i, runs scale by k on `dp` (n ints), synchronizes and
+ * checks the host copy h. */
+static void scale_and_check(const arith *a, int *h, int *dp, int k, unsigned n,
+                            const char *what) {
+  for (unsigned i = 0; i < n; ++i) h[i] = (int)i;
+  CK_OK(launch_scale(a, NULL, dp, k, n));
+  CK_OK(clsDeviceSynchronize());
+  for (unsigned i = 0; i < n; ++i)
+    ck_assert_msg(h[i] == k * (int)i, "%s: h[%u] = %d, expected %d", what, i,
+                  h[i], k * (int)i);
+}
+
+/* The common checks for host memory h of N ints: the host address and the
+ * device pointer both work in a launch, and so do interior pointers. */
+static void host_memory_in_kernels(int *h, const char *what) {
+  arith a;
+  arith_load(&a);
+  int *dp = NULL;
+  CK_OK(clsHostGetDevicePointer((void **)&dp, h, 0));
+  ck_assert_ptr_nonnull(dp);
+  int *dpi = NULL;
+  CK_OK(clsHostGetDevicePointer((void **)&dpi, h + IN, 0));
+  ck_assert_ptr_eq(dpi, dp + IN);
+  scale_and_check(&a, h, h, 2, N, what);
+  scale_and_check(&a, h, dp, 3, N, what);
+  /* Inside the allocation: only the part from IN on changes. */
+  for (int i = 0; i < N; ++i) h[i] = i;
+  CK_OK(launch_fill(&a, NULL, dp + IN, -7, N - IN));
+  CK_OK(clsDeviceSynchronize());
+  for (int i = 0; i < N; ++i)
+    ck_assert_msg(h[i] == (i < IN ? i : -7), "%s inside: h[%d] = %d", what, i,
+                  h[i]);
+  /* A kernel reads host memory written by the host and writes device
+   * memory; copies to and from it still work. */
+  int *d = dev_ints(N);
+  for (int i = 0; i < N; ++i) h[i] = 5;
+  CK_OK(launch_add(&a, NULL, h, h, d, N));
+  CK_OK(clsMemcpy(h, d, N * sizeof(int), clsMemcpyDeviceToHost));
+  host_expect(h, 10, N, what);
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+
+START_TEST(malloc_host_in_kernels) {
+  int *h = NULL;
+  CK_OK(clsMallocHost((void **)&h, N * sizeof(int)));
+  host_memory_in_kernels(h, "clsMallocHost");
+  CK_OK(clsFreeHost(h));
+}
+END_TEST
+
+START_TEST(host_alloc_in_kernels) {
+  static const unsigned flags[] = {clsHostAllocDefault, clsHostAllocMapped,
+                                   clsHostAllocPortable | clsHostAllocMapped,
+                                   clsHostAllocWriteCombined};
+  for (size_t k = 0; k < sizeof flags / sizeof flags[0]; ++k) {
+    int *h = NULL;
+    CK_OK(clsHostAlloc((void **)&h, N * sizeof(int), flags[k]));
+    char what[64];
+    snprintf(what, sizeof what, "clsHostAlloc(0x%x)", flags[k]);
+    host_memory_in_kernels(h, what);
+    CK_OK(clsFreeHost(h));
+  }
+}
+END_TEST
+
+/* Registered memory: a page-aligned allocation and a plain malloc one (any
+ * alignment), both reach kernels in place. */
+START_TEST(registered_in_kernels) {
+  int *al = NULL;
+  ck_assert_int_eq(posix_memalign((void **)&al, 4096, N * sizeof(int)), 0);
+  CK_OK(clsHostRegister(al, N * sizeof(int), clsHostRegisterDefault));
+  host_memory_in_kernels(al, "registered (aligned)");
+  CK_OK(clsHostUnregister(al));
+  int *m = malloc(N * sizeof(int) + 8);
+  int *mu = m + 1; /* not even 8-byte aligned in general */
+  CK_OK(clsHostRegister(mu, N * sizeof(int), clsHostRegisterMapped));
+  host_memory_in_kernels(mu, "registered (malloc)");
+  CK_OK(clsHostUnregister(mu));
+  /* Unregistered, it is ordinary memory again: no device pointer. */
+  void *dp = NULL;
+  CK_CLS(clsHostGetDevicePointer(&dp, mu, 0), clsErrorInvalidValue);
+  free(m);
+  free(al);
+}
+END_TEST
+
+/* clsHostUnregister while a kernel that writes the range is still queued:
+ * it waits for the device's work (as freeing does), so the kernel's
+ * results are in the caller's memory when it returns.  Unregistering
+ * again, or at an interior address, is HostMemoryNotRegistered. */
+START_TEST(unregister_while_queued) {
+  arith a;
+  arith_load(&a);
+  int *h = NULL;
+  ck_assert_int_eq(posix_memalign((void **)&h, 4096, N * sizeof(int)), 0);
+  memset(h, 0, N * sizeof(int));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsHostRegister(h, N * sizeof(int), clsHostRegisterDefault));
+  CK_OK(launch_fill(&a, s, h, 41, N));
+  CK_CLS(clsHostUnregister(h + 1), clsErrorHostMemoryNotRegistered);
+  CK_OK(clsHostUnregister(h));
+  host_expect(h, 41, N, "registered memory after clsHostUnregister");
+  CK_CLS(clsHostUnregister(h), clsErrorHostMemoryNotRegistered);
+  CK_OK(clsStreamDestroy(s));
+  free(h);
+  arith_unload(&a);
+}
+END_TEST
+
+/* cudaHostRegister refuses a range that is not all mapped (about 21 GB
+ * past a 4-byte malloc: InvalidValue), and a range overlapping one
+ * already registered. */
+START_TEST(register_checks_range) {
+  int *p = malloc(4);
+  CK_CLS(clsHostRegister(p, (size_t)21 << 30, clsHostRegisterDefault),
+         clsErrorInvalidValue);
+  free(p);
+  int *h = NULL;
+  ck_assert_int_eq(posix_memalign((void **)&h, 4096, 8192), 0);
+  CK_OK(clsHostRegister(h, 8192, clsHostRegisterDefault));
+  CK_CLS(clsHostRegister(h + 16, 64, clsHostRegisterDefault),
+         clsErrorHostMemoryAlreadyRegistered);
+  CK_OK(clsHostUnregister(h));
+  free(h);
+}
+END_TEST
+
+/* Managed memory on every device: the host writes it, a kernel scales it
+ * through the same pointer (also inside it), the host reads the result
+ * after synchronizing.  concurrentManagedAccess says whether the host may
+ * touch it while kernels run (fine-grained SVM only). */
+START_TEST(managed_in_kernels) {
+  int dev;
+  clsDeviceProp p;
+  CK_OK(clsGetDevice(&dev));
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  ck_assert_int_eq(p.managedMemory, 1);
+  int attr = -1;
+  CK_OK(clsDeviceGetAttribute(&attr, clsDevAttrConcurrentManagedAccess, dev));
+  ck_assert_int_eq(attr, p.concurrentManagedAccess);
+  if (p.bufferMemory) ck_assert_int_eq(attr, 0);
+  arith a;
+  arith_load(&a);
+  int *m = NULL;
+  CK_OK(clsMallocManaged((void **)&m, N * sizeof(int), clsMemAttachGlobal));
+  scale_and_check(&a, m, m, 4, N, "managed");
+  for (int i = 0; i < N; ++i) m[i] = 1;
+  CK_OK(launch_fill(&a, NULL, m + IN, 9, N - IN));
+  CK_OK(clsDeviceSynchronize());
+  ck_assert_int_eq(m[IN - 1], 1);
+  ck_assert_int_eq(m[IN], 9);
+  ck_assert_int_eq(m[N - 1], 9);
+  /* Copies and fills take it as device memory. */
+  int *d = dev_ints(N);
+  CK_OK(clsMemcpy(d, m, N * sizeof(int), clsMemcpyDefault));
+  CK_OK(clsMemset(m, 0, N * sizeof(int)));
+  host_expect(m, 0, N, "managed memory after clsMemset");
+  CK_OK(clsMemcpy(m, d, N * sizeof(int), clsMemcpyDeviceToDevice));
+  ck_assert_int_eq(m[IN], 9);
+  CK_OK(clsFree(d));
+  CK_OK(clsFree(m));
+  arith_unload(&a);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("hostkern");
+  TCase *tc = tcase_timed("hostkern", 120);
+  tcase_add_test(tc, malloc_host_in_kernels);
+  tcase_add_test(tc, host_alloc_in_kernels);
+  tcase_add_test(tc, registered_in_kernels);
+  tcase_add_test(tc, unregister_while_queued);
+  tcase_add_test(tc, register_checks_range);
+  tcase_add_test(tc, managed_in_kernels);
+  suite_add_tcase(s, tc);
+  return run_suite(s);
+}
