@@ -44,13 +44,13 @@ static clsError_t cls__hostbuf_new(cls__ocl_device *d, size_t size, void *host,
                        "(CL_DEVICE_MAX_MEM_ALLOC_SIZE, %llu bytes)",
                        size, d->index, (unsigned long long)d->ident.max_alloc);
   cl_int err;
-  cl_mem_flags fl = CL_MEM_READ_WRITE |
-                    (host ? CL_MEM_USE_HOST_PTR : CL_MEM_ALLOC_HOST_PTR);
+  cl_mem_flags fl =
+      CL_MEM_READ_WRITE | (host ? CL_MEM_USE_HOST_PTR : CL_MEM_ALLOC_HOST_PTR);
   cl_mem buf = clCreateBuffer(d->ctx, fl, size, host, &err);
   void *p = NULL;
   if (err == CL_SUCCESS) {
-    p = clEnqueueMapBuffer(d->mapq, buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE,
-                           0, size, 0, NULL, NULL, &err);
+    p = clEnqueueMapBuffer(d->mapq, buf, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0,
+                           size, 0, NULL, NULL, &err);
     if (err != CL_SUCCESS) clReleaseMemObject(buf);
   }
   if (err != CL_SUCCESS)
@@ -85,8 +85,7 @@ static int cls__hostbuf_free(cls__ocl_device *d, void *p) {
    * unmap (out of resources: transient) is retried.  Registered memory is
    * the caller's again once the unmap is done: wait for it. */
   for (int i = 0; i < 100; ++i) {
-    if (clEnqueueUnmapMemObject(d->mapq, buf, p, 0, NULL, NULL) ==
-        CL_SUCCESS) {
+    if (clEnqueueUnmapMemObject(d->mapq, buf, p, 0, NULL, NULL) == CL_SUCCESS) {
       clFinish(d->mapq);
       break;
     }
@@ -203,6 +202,4 @@ clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,
   return cls__hostbuf_new(d, size, NULL, out);
 }
 
-void cls__b_free_managed(int dev, void *p) {
-  cls__b_free_host_mapped(dev, p);
-}
+void cls__b_free_managed(int dev, void *p) { cls__b_free_host_mapped(dev, p); }

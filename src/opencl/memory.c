@@ -157,8 +157,8 @@ clsError_t cls__ocl_hostbuf_add(void *p, size_t size, cl_mem mem) {
     return clsSuccess;
   case CLS__RANGETAB_OVERLAP: /* the front's table rules this out */
     return cls__reason(clsErrorInvalidValue,
-                       "[%p, +%zu) overlaps memory a kernel already reaches",
-                       p, size);
+                       "[%p, +%zu) overlaps memory a kernel already reaches", p,
+                       size);
   default:
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
