@@ -639,6 +639,73 @@ CLS_API clsError_t clsMemset(void *devPtr, int value, size_t count);
 CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
                                   clsStream_t s);
 
+/* ---- Managed memory: advice, prefetch, range attributes (issue 26) ----
+ * CUDA 13's forms: a location is a clsMemLocation (cudaMemLocation), and
+ * values are CUDA's.  On OpenCL the advice is kept and answered by
+ * clsMemRangeGetAttribute for the allocation holding the range (not per
+ * page); a prefetch migrates fine-grained SVM with clEnqueueSVMMigrateMem
+ * where the driver has it (OpenCL 2.1), and is otherwise accepted and
+ * ordered with nothing to move (host-mapped managed memory is already
+ * where both sides reach it). */
+typedef enum clsMemLocationType {
+  clsMemLocationTypeInvalid = 0,
+  clsMemLocationTypeDevice = 1, /* id: a device ordinal */
+  clsMemLocationTypeHost = 2,   /* id ignored */
+  clsMemLocationTypeHostNuma = 3,
+  clsMemLocationTypeHostNumaCurrent = 4
+} clsMemLocationType;
+typedef struct clsMemLocation {
+  clsMemLocationType type;
+  int id;
+} clsMemLocation;
+typedef enum clsMemoryAdvise {
+  clsMemAdviseSetReadMostly = 1,
+  clsMemAdviseUnsetReadMostly = 2,
+  clsMemAdviseSetPreferredLocation = 3,
+  clsMemAdviseUnsetPreferredLocation = 4,
+  clsMemAdviseSetAccessedBy = 5,
+  clsMemAdviseUnsetAccessedBy = 6
+} clsMemoryAdvise;
+typedef enum clsMemRangeAttribute {
+  clsMemRangeAttributeReadMostly = 1,           /* int: 1 or 0 */
+  clsMemRangeAttributePreferredLocation = 2,    /* int: device, -1 host */
+  clsMemRangeAttributeAccessedBy = 3,           /* int array */
+  clsMemRangeAttributeLastPrefetchLocation = 4, /* int: device, -1 host */
+  clsMemRangeAttributePreferredLocationType = 5,
+  clsMemRangeAttributePreferredLocationId = 6,
+  clsMemRangeAttributeLastPrefetchLocationType = 7,
+  clsMemRangeAttributeLastPrefetchLocationId = 8
+} clsMemRangeAttribute;
+/* The device id that stands for the host (cudaCpuDeviceId), and for no
+ * location (cudaInvalidDeviceId), in the attributes' int answers. */
+#define clsCpuDeviceId (-1)
+#define clsInvalidDeviceId (-2)
+
+/* Advises about managed memory [devPtr, devPtr+count) (cudaMemAdvise):
+ * ReadMostly ignores `location`; the others take a device location (a
+ * valid ordinal, clsErrorInvalidDevice otherwise) or the host.
+ * clsErrorInvalidValue for NULL, count 0, a range not inside one
+ * clsMallocManaged allocation, or an unknown advice or location type.
+ * Never blocks. */
+CLS_API clsError_t clsMemAdvise(const void *devPtr, size_t count,
+                                clsMemoryAdvise advice,
+                                clsMemLocation location);
+/* Enqueues on `stream` a migration of managed memory [devPtr,
+ * devPtr+count) to `location` (cudaMemPrefetchAsync): a device or the
+ * host; flags must be 0.  Later work in the stream runs after it.  Errors
+ * as clsMemAdvise.  Never blocks. */
+CLS_API clsError_t clsMemPrefetchAsync(const void *devPtr, size_t count,
+                                       clsMemLocation location, unsigned flags,
+                                       clsStream_t stream);
+/* Stores in data (dataSize bytes) what the allocation knows about the
+ * range [devPtr, devPtr+count) of managed memory
+ * (cudaMemRangeGetAttribute): dataSize must be 4, or a non-zero multiple
+ * of 4 for AccessedBy (filled with device ids, then clsInvalidDeviceId).
+ * clsErrorInvalidValue otherwise, and as clsMemAdvise.  Never blocks. */
+CLS_API clsError_t clsMemRangeGetAttribute(void *data, size_t dataSize,
+                                           clsMemRangeAttribute attribute,
+                                           const void *devPtr, size_t count);
+
 /* ---- Kernels --------------------------------------------------------- */
 
 /* Compiles `source` (the clstream kernel dialect; the prelude is

@@ -297,6 +297,23 @@ clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,
 /* Frees managed memory; the device's work is done. */
 void cls__b_free_managed(int dev, void *p);
 
+/* ---- Managed memory: advice and prefetch (issue 26) -------------------
+ * Called by managed.c.  OpenCL: opencl/managed.c.  CUDA: cuda/managed.c.
+ * The front checked that [p, p+count) lies in one managed allocation of
+ * device `dev` and that the location is the host or a valid device. */
+
+/* Passes validated advice on (CUDA: cudaMemAdvise); OpenCL keeps nothing
+ * here (the front keeps the advice).  Never blocks. */
+clsError_t cls__b_mem_advise(int dev, const void *p, size_t count, int advice,
+                             clsMemLocation loc);
+/* Enqueues a migration of [p, p+count) to `loc` on `s`.  Never blocks. */
+clsError_t cls__b_mem_prefetch(cls__bstream *s, const void *p, size_t count,
+                               clsMemLocation loc);
+/* Answers a range attribute from the runtime: 1 with *err set (CUDA), or
+ * 0 for the front to answer from the advice it keeps (OpenCL). */
+int cls__b_mem_range_attribute(void *data, size_t size, int attr, const void *p,
+                               size_t count, clsError_t *err);
+
 /* ---- Stream-ordered allocation ----------------------------------------
  * Called by pool.c and memory.c.  OpenCL: opencl/pool.c.  CUDA:
  * cuda/pool.c. */

@@ -4,6 +4,7 @@
  * (memtab.c), which copies, sets and frees consult. */
 #include "internal.h"
 #include "device.h"
+#include "managed.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -155,6 +156,7 @@ clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags) {
     cls__b_free_managed(dev, p);
     CLS__RETURN(e);
   }
+  cls__advice_forget(p); /* an earlier allocation's, at this address */
   *devPtr = p;
   CLS__RETURN(clsSuccess);
 }

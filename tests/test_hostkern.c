@@ -183,6 +183,116 @@ START_TEST(managed_in_kernels) {
 }
 END_TEST
 
+static int range_int(clsMemRangeAttribute attr, const void *p, size_t n) {
+  int v = 12345;
+  CK_OK(clsMemRangeGetAttribute(&v, sizeof v, attr, p, n));
+  return v;
+}
+
+/* Advice is accepted and answered back by clsMemRangeGetAttribute, as
+ * CUDA's runtime answers it; a prefetch is ordered in its stream (behind a
+ * gate it waits, and a kernel after it sees the data). */
+START_TEST(advise_prefetch_attributes) {
+  int dev;
+  CK_OK(clsGetDevice(&dev));
+  int *m = NULL;
+  CK_OK(clsMallocManaged((void **)&m, N * sizeof(int), clsMemAttachGlobal));
+  const size_t bytes = N * sizeof(int);
+  clsMemLocation on_dev = {clsMemLocationTypeDevice, dev};
+  clsMemLocation on_host = {clsMemLocationTypeHost, 0};
+  /* Nothing said yet. */
+  ck_assert_int_eq(range_int(clsMemRangeAttributeReadMostly, m, bytes), 0);
+  ck_assert_int_eq(range_int(clsMemRangeAttributePreferredLocation, m, bytes),
+                   clsInvalidDeviceId);
+  ck_assert_int_eq(
+      range_int(clsMemRangeAttributeLastPrefetchLocation, m, bytes),
+      clsInvalidDeviceId);
+  CK_OK(clsMemAdvise(m, bytes, clsMemAdviseSetReadMostly, on_host));
+  ck_assert_int_eq(range_int(clsMemRangeAttributeReadMostly, m, bytes), 1);
+  CK_OK(clsMemAdvise(m, bytes, clsMemAdviseUnsetReadMostly, on_host));
+  ck_assert_int_eq(range_int(clsMemRangeAttributeReadMostly, m, bytes), 0);
+  CK_OK(clsMemAdvise(m, bytes, clsMemAdviseSetPreferredLocation, on_dev));
+  ck_assert_int_eq(range_int(clsMemRangeAttributePreferredLocation, m, bytes),
+                   dev);
+  ck_assert_int_eq(
+      range_int(clsMemRangeAttributePreferredLocationType, m, bytes),
+      clsMemLocationTypeDevice);
+  ck_assert_int_eq(range_int(clsMemRangeAttributePreferredLocationId, m, bytes),
+                   dev);
+  CK_OK(clsMemAdvise(m, bytes, clsMemAdviseSetPreferredLocation, on_host));
+  ck_assert_int_eq(range_int(clsMemRangeAttributePreferredLocation, m, bytes),
+                   clsCpuDeviceId);
+  CK_OK(clsMemAdvise(m, bytes, clsMemAdviseUnsetPreferredLocation, on_host));
+  ck_assert_int_eq(range_int(clsMemRangeAttributePreferredLocation, m, bytes),
+                   clsInvalidDeviceId);
+  CK_OK(clsMemAdvise(m, bytes, clsMemAdviseSetAccessedBy, on_dev));
+  int acc[4];
+  CK_OK(clsMemRangeGetAttribute(acc, sizeof acc, clsMemRangeAttributeAccessedBy,
+                                m, bytes));
+  ck_assert_int_eq(acc[0], dev);
+  ck_assert_int_eq(acc[1], clsInvalidDeviceId);
+  ck_assert_int_eq(acc[3], clsInvalidDeviceId);
+  CK_OK(clsMemAdvise(m, bytes, clsMemAdviseUnsetAccessedBy, on_dev));
+  CK_OK(clsMemRangeGetAttribute(acc, sizeof acc, clsMemRangeAttributeAccessedBy,
+                                m, bytes));
+  ck_assert_int_eq(acc[0], clsInvalidDeviceId);
+
+  /* Prefetch to the device, a kernel, prefetch back, all in one stream. */
+  arith a;
+  arith_load(&a);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  for (int i = 0; i < N; ++i) m[i] = i;
+  CK_OK(clsMemPrefetchAsync(m, bytes, on_dev, 0, s));
+  ck_assert_int_eq(
+      range_int(clsMemRangeAttributeLastPrefetchLocation, m, bytes), dev);
+  CK_OK(launch_scale(&a, s, m, 5, N));
+  CK_OK(clsMemPrefetchAsync(m, bytes, on_host, 0, s));
+  CK_OK(clsStreamSynchronize(s));
+  for (int i = 0; i < N; ++i)
+    ck_assert_msg(m[i] == 5 * i, "m[%d] = %d after prefetches", i, m[i]);
+  ck_assert_int_eq(
+      range_int(clsMemRangeAttributeLastPrefetchLocation, m, bytes),
+      clsCpuDeviceId);
+  ck_assert_int_eq(
+      range_int(clsMemRangeAttributeLastPrefetchLocationType, m, bytes),
+      clsMemLocationTypeHost);
+  /* Part of the allocation, and the legacy stream. */
+  CK_OK(clsMemPrefetchAsync(m + IN, 64, on_dev, 0, NULL));
+  CK_OK(clsDeviceSynchronize());
+  CK_OK(clsStreamDestroy(s));
+  arith_unload(&a);
+  CK_OK(clsFree(m));
+  /* A new allocation at the same address starts with no advice. */
+  CK_OK(clsMallocManaged((void **)&m, bytes, clsMemAttachGlobal));
+  ck_assert_int_eq(
+      range_int(clsMemRangeAttributeLastPrefetchLocation, m, bytes),
+      clsInvalidDeviceId);
+  CK_OK(clsFree(m));
+}
+END_TEST
+
+/* The prefetch waits for the stream's earlier work. */
+START_TEST(prefetch_in_stream_order) {
+  int dev;
+  CK_OK(clsGetDevice(&dev));
+  int *m = NULL;
+  CK_OK(clsMallocManaged((void **)&m, 64, clsMemAttachGlobal));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  gate *g = gate_new();
+  gate_hold(g, s);
+  clsMemLocation on_dev = {clsMemLocationTypeDevice, dev};
+  CK_OK(clsMemPrefetchAsync(m, 64, on_dev, 0, s));
+  CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsStreamQuery(s));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(m));
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hostkern");
   TCase *tc = tcase_timed("hostkern", 120);
@@ -192,6 +302,9 @@ int main(void) {
   tcase_add_test(tc, unregister_while_queued);
   tcase_add_test(tc, register_checks_range);
   tcase_add_test(tc, managed_in_kernels);
+  tcase_add_test(tc, advise_prefetch_attributes);
   suite_add_tcase(s, tc);
+  TCase *tc_gate = tcase_tagged(s, "hostkern_gate", 120, "gate");
+  tcase_add_test(tc_gate, prefetch_in_stream_order);
   return run_suite(s);
 }
