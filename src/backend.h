@@ -287,8 +287,11 @@ clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
 /* Registers [p, p+size) with validated clsHostRegister flags on opened
  * `dev`; the front owns the table entry.  Never blocks. */
 clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags);
-/* Unregisters memory registered by cls__b_host_register.  Never blocks. */
-void cls__b_host_unregister(int dev, void *p);
+/* Unregisters memory registered by cls__b_host_register, the device's
+ * work being done; the memory is the caller's once it returns (OpenCL
+ * blocks for the unmap of the buffer over it).  An error is reported
+ * after the range was unregistered all the same. */
+clsError_t cls__b_host_unregister(int dev, void *p);
 /* Allocates `size` (> 0) bytes of managed memory on opened `dev` with
  * validated flags; clsErrorNotSupported (with a reason) where the device
  * has none. */

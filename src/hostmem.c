@@ -130,9 +130,8 @@ clsError_t clsHostUnregister(void *ptr) {
   /* Kernels may still use the range: the device's work finishes first,
    * as before a free, so that it is the caller's plain memory again. */
   e = cls__b_free_wait(dev);
-  cls__b_host_unregister(dev, ptr);
-  if (e != clsSuccess) CLS__RETURN(e);
-  CLS__RETURN(clsSuccess);
+  clsError_t u = cls__b_host_unregister(dev, ptr);
+  CLS__RETURN(e != clsSuccess ? e : u);
 }
 
 clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags) {

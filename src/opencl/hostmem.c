@@ -33,6 +33,15 @@
 
 /* ---- Host buffers ------------------------------------------------------ */
 
+/* Waits until d's map queue is done (an unmap before its memory is the
+ * caller's again), retrying a failed wait (out of resources: transient). */
+static void cls__mapq_drain(cls__ocl_device *d) {
+  for (int i = 0; i < 100 && clFinish(d->mapq) != CL_SUCCESS; ++i) {
+    struct timespec ms = {0, 1000000L};
+    nanosleep(&ms, NULL);
+  }
+}
+
 /* A buffer of `size` bytes over host memory, mapped for the host: the
  * driver's (host NULL) or the caller's at `host`.  *out gets the host
  * address and the buffer table gets the entry. */
@@ -67,7 +76,7 @@ static clsError_t cls__hostbuf_new(cls__ocl_device *d, size_t size, void *host,
   if (e == clsSuccess) e = cls__ocl_hostbuf_add(p, size, buf);
   if (e != clsSuccess) {
     if (clEnqueueUnmapMemObject(d->mapq, buf, p, 0, NULL, NULL) == CL_SUCCESS)
-      clFinish(d->mapq);
+      cls__mapq_drain(d);
     clReleaseMemObject(buf);
     return e;
   }
@@ -75,25 +84,32 @@ static clsError_t cls__hostbuf_new(cls__ocl_device *d, size_t size, void *host,
   return clsSuccess;
 }
 
-/* Frees the host buffer starting at p, if there is one (1), once unmapped. */
-static int cls__hostbuf_free(cls__ocl_device *d, void *p) {
+/* Frees the host buffer starting at p, if there is one (0: none).  The
+ * buffer goes once the unmap is done (OpenCL defers a released object's
+ * deletion until the commands that use it finish).  A buffer released
+ * while still mapped keeps its host memory (PoCL), so a failed unmap (out
+ * of resources: transient) is retried.  Registered memory (`wait`) is the
+ * caller's again only once the unmap is done: that wait's failure is
+ * returned (CL_SUCCESS otherwise). */
+static cl_int cls__hostbuf_free(cls__ocl_device *d, void *p, int wait,
+                                int *found) {
   cl_mem buf;
-  if (!cls__ocl_hostbuf_remove(p, &buf)) return 0;
-  /* The buffer goes once the unmap is done (OpenCL defers a released
-   * object's deletion until the commands that use it finish).  A buffer
-   * released while still mapped keeps its host memory (PoCL), so a failed
-   * unmap (out of resources: transient) is retried.  Registered memory is
-   * the caller's again once the unmap is done: wait for it. */
+  *found = cls__ocl_hostbuf_remove(p, &buf);
+  if (!*found) return CL_SUCCESS;
+  cl_int err = CL_SUCCESS;
   for (int i = 0; i < 100; ++i) {
     if (clEnqueueUnmapMemObject(d->mapq, buf, p, 0, NULL, NULL) == CL_SUCCESS) {
-      clFinish(d->mapq);
+      if (wait)
+        err = clFinish(d->mapq);
+      else
+        cls__ocl_flush(d->mapq);
       break;
     }
     struct timespec ms = {0, 1000000L};
     nanosleep(&ms, NULL);
   }
   clReleaseMemObject(buf);
-  return 1;
+  return err;
 }
 
 /* Whether memory for host and kernels at one address is fine-grained SVM
@@ -132,7 +148,9 @@ clsError_t cls__b_host_alloc(int dev, size_t size, unsigned flags, void **out,
 
 void cls__b_free_host_mapped(int dev, void *p) {
   cls__ocl_device *d = cls__ocl_device_get(dev);
-  if (!cls__hostbuf_free(d, p)) clSVMFree(d->ctx, p);
+  int found;
+  (void)cls__hostbuf_free(d, p, 0, &found);
+  if (!found) clSVMFree(d->ctx, p);
 }
 
 clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
@@ -157,7 +175,8 @@ clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
 }
 
 clsError_t cls__b_free_host(int dev, void *p) {
-  cls__hostbuf_free(cls__ocl_device_get(dev), p);
+  int found;
+  (void)cls__hostbuf_free(cls__ocl_device_get(dev), p, 0, &found);
   return clsSuccess;
 }
 
@@ -180,7 +199,13 @@ clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags) {
   if (d->ident.system_svm && !d->facts.buffers) return clsSuccess;
   void *at = NULL;
   clsError_t e = cls__hostbuf_new(d, size, p, &at);
-  if (e != clsSuccess && cls__log_enabled())
+  /* A driver's refusal (out of resources) fails the call, to be retried;
+   * a range too large for one buffer, or one the driver would not use in
+   * place, is registered for copies only. */
+  if (e == clsSuccess || (e == clsErrorMemoryAllocation &&
+                          !(d->ident.max_alloc && size > d->ident.max_alloc)))
+    return e;
+  if (cls__log_enabled())
     fprintf(stderr,
             "clstream: clsHostRegister: kernels cannot reach [%p, +%zu) on "
             "device %d\n",
@@ -188,8 +213,12 @@ clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags) {
   return clsSuccess;
 }
 
-void cls__b_host_unregister(int dev, void *p) {
-  cls__hostbuf_free(cls__ocl_device_get(dev), p);
+clsError_t cls__b_host_unregister(int dev, void *p) {
+  int found;
+  cl_int err = cls__hostbuf_free(cls__ocl_device_get(dev), p, 1, &found);
+  if (err != CL_SUCCESS)
+    return cls__ocl_error(err, "waiting for the unmap of registered memory");
+  return clsSuccess;
 }
 
 /* ---- Managed memory ---------------------------------------------------- */

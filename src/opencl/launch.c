@@ -177,9 +177,10 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
-    cls__ocl_host_args_unmap(s->q); /* host memory: memory.c */
-    err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
-                                 b.list, cls__ocl_event_slot(s, &ev));
+    err = cls__ocl_host_args_unmap(s->q, &what); /* host memory: memory.c */
+    if (err == CL_SUCCESS)
+      err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
+                                   b.list, cls__ocl_event_slot(s, &ev));
   }
   cls__ocl_host_args_remap(s->q);
   cls__lock_give(&f->lock);

@@ -200,24 +200,32 @@ static void cls__harg_note(uintptr_t base) {
   cls__hargs.base[cls__hargs.n++] = base;
 }
 
-void cls__ocl_host_args_unmap(cl_command_queue q) {
-  for (unsigned k = 0; k < cls__hargs.n; ++k) {
+cl_int cls__ocl_host_args_unmap(cl_command_queue q, const char **what) {
+  cl_int err = CL_SUCCESS;
+  for (unsigned k = 0; k < cls__hargs.n && err == CL_SUCCESS; ++k) {
     cls__rangetab_wrlock(&cls__bufs);
     cls__bufalloc *a = cls__rangetab_find(&cls__bufs, cls__hargs.base[k]);
     if (a && a->host) {
       /* The first launch in flight takes it from the host, after the map
        * that last gave it back (which may be in another stream). */
-      cl_int err = CL_SUCCESS;
       if (a->users == 0)
         err = clEnqueueUnmapMemObject(q, a->mem, (void *)a->r.base,
-                                      a->remap ? 1 : 0, &a->remap, NULL);
+                                      a->remap ? 1 : 0,
+                                      a->remap ? &a->remap : NULL, NULL);
       if (err == CL_SUCCESS) {
         a->users++;
         cls__hargs.unmapped[k] = 1;
+      } else if (err == CL_INVALID_VALUE) {
+        /* The driver holds the buffer unmapped already (rusticl refuses
+         * the unmap of a pointer its last map gave back, at times): the
+         * kernel may use it as it is, and nothing is to be given back. */
+        err = CL_SUCCESS;
       }
     }
     cls__rangetab_unlock(&cls__bufs);
   }
+  if (err != CL_SUCCESS) *what = "clEnqueueUnmapMemObject (host memory)";
+  return err;
 }
 
 void cls__ocl_host_args_remap(cl_command_queue q) {

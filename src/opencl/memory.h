@@ -60,9 +60,11 @@ int cls__ocl_hostbuf_remove(void *p, cl_mem *mem);
 int cls__ocl_hostbuf_at(const void *p);
 /* Around the enqueue of a launch whose arguments were just set on this
  * thread: gives the host buffers it passes to the device in queue q
- * (unmaps them), and after the enqueue (made or failed) back to the host
- * (maps them again) and forgets them (memory.c). */
-void cls__ocl_host_args_unmap(cl_command_queue q);
+ * (unmaps them; a failure is returned with *what naming the call, and the
+ * launch is not to be enqueued), and after the enqueue (made, failed or
+ * skipped) back to the host (maps them again) and forgets them
+ * (memory.c). */
+cl_int cls__ocl_host_args_unmap(cl_command_queue q, const char **what);
 void cls__ocl_host_args_remap(cl_command_queue q);
 
 #endif /* CLSTREAM_OPENCL_MEMORY_H */
