@@ -238,9 +238,17 @@ void cls__ocl_host_args_remap(cl_command_queue q) {
        * maps at the same address again (USE_HOST_PTR: OpenCL promises
        * it). */
       cl_event ev = NULL;
-      cl_int err;
-      (void)clEnqueueMapBuffer(q, a->mem, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE,
-                               0, a->r.size, 0, NULL, &ev, &err);
+      cl_int err = CL_SUCCESS;
+      /* Out of resources is transient: retried, since a buffer left
+       * unmapped would not be the host's again. */
+      for (int t = 0; t < 100; ++t) {
+        (void)clEnqueueMapBuffer(q, a->mem, CL_FALSE,
+                                 CL_MAP_READ | CL_MAP_WRITE, 0, a->r.size, 0,
+                                 NULL, &ev, &err);
+        if (err != CL_OUT_OF_RESOURCES && err != CL_OUT_OF_HOST_MEMORY) break;
+        struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
+      }
       if (a->remap) clReleaseEvent(a->remap);
       a->remap = err == CL_SUCCESS ? ev : NULL;
     }

@@ -671,6 +671,9 @@ static int absorbable(const char *f) {
                              "clGetProgramBuildInfo", "clCreateSubDevices",
                              /* clsFreeHost retries it */
                              "clEnqueueUnmapMemObject",
+                             /* retried: a host buffer mapped back after a
+                              * launch (src/opencl/memory.c) */
+                             "clEnqueueMapBuffer",
                              /* retried: a user event left unset would hold
                               * its stream forever */
                              "clSetUserEventStatus",
