@@ -1038,7 +1038,7 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
     launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                    \
   /* Issue 26: registered ranges, managed memory's advice and prefetch */      \
   X(host_register_past_end, 0, IV,                                             \
-    S_MEM " (cudaHostRegister past an allocation's end)",                      \
+    "docs/semantics.md Host memory (cudaHostRegister past the end)",           \
     register_past_end(x))                                                      \
   X(mem_advise_null, 0, IV, "CUDA manual cudaMemAdvise" TC,                    \
     clsMemAdvise(NULL, 16, clsMemAdviseSetReadMostly,                          \
