@@ -38,6 +38,10 @@ enum bench_scenario {
                             in one stream, a synchronize every 16; raw: the
                             same work with malloc + free (the raw API's
                             allocation, kernel, wait, free), issue 13 */
+  /* Two devices, a and its peer b (issue 29; bench/multi.h): */
+  SC_XDEV_WAIT,     /* a: kernel, record; b: wait, kernel, record; sync */
+  SC_PEER_COPY_4K,  /* 4 KiB from a to b on b's stream, then its sync */
+  SC_PEER_COPY_16M, /* the same with 16 MiB */
   SC_COUNT
 };
 

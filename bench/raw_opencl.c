@@ -14,6 +14,7 @@
 #endif
 #include <CL/cl.h>
 
+#include "multi.h"
 #include "raw.h"
 
 #include <pthread.h>
@@ -135,7 +136,14 @@ int raw_open(const char *device, const char *platform, int nth,
   k_fill = clCreateKernel(prog, "fill", &e);
   k_spin = clCreateKernel(prog, "spin", &e);
   const char *mem = getenv("CLSTREAM_MEMORY");
+  cl_device_svm_capabilities svm = 0;
   use_buffers = mem && !strcmp(mem, "buffers");
+  /* A device without coarse-grained SVM (rusticl): buffers, as clstream
+   * takes them there. */
+  if (clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm,
+                      NULL) != CL_SUCCESS ||
+      !(svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
+    use_buffers = 1;
   if (use_buffers) {
     mbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &e);
     buf = mbuf ? fake_base : NULL;
@@ -329,6 +337,7 @@ static unsigned legacy_streams(int sc) {
 }
 
 int raw_setup(int sc, unsigned param) {
+  if (bench_multi_sc(sc)) return raw_multi_setup(sc);
   switch (sc) {
   case SC_LEGACY_1:
   case SC_LEGACY_8:
@@ -365,6 +374,7 @@ int raw_setup(int sc, unsigned param) {
 }
 
 int raw_reset(int sc) {
+  if (bench_multi_sc(sc)) return raw_multi_reset(sc);
   switch (sc) {
   case SC_RECORD_IDLE:
     if (evA) CK(clWaitForEvents(1, &evA));
@@ -380,6 +390,7 @@ int raw_reset(int sc) {
 }
 
 int raw_run(int sc, unsigned inner) {
+  if (bench_multi_sc(sc)) return raw_multi_run(sc, inner);
   cl_int st;
   switch (sc) {
   case SC_RECORD_IDLE:
@@ -478,6 +489,10 @@ int raw_run(int sc, unsigned inner) {
 }
 
 void raw_teardown(int sc) {
+  if (bench_multi_sc(sc)) {
+    raw_multi_teardown(sc);
+    return;
+  }
   release_all(); /* waits for queued host functions: before the worker stops */
   if (sc == SC_HOSTFN && hf_running) {
     pthread_mutex_lock(&hf_lock);

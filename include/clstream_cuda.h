@@ -35,7 +35,7 @@
  *    clsModuleLoadData and launched with clsLaunchKernel or cudaLaunchKernel
  *    (which takes the clsFunction_t where CUDA takes the kernel's address).
  *  - CUDA runtime calls clstream does not implement (cudaDeviceReset,
- *    graphs, memory pools as objects, ...): they stay undeclared, so the
+ *    graphs, cudaMemPoolCreate, CUDA arrays, ...): they stay undeclared, so the
  *    compiler names each one.
  *
  * CUDART_VERSION is 13000: the CUDA runtime version whose semantics
@@ -409,6 +409,48 @@ struct dim3 : clsDim3 {
 #define cudaMemPrefetchAsync clsMemPrefetchAsync
 #define cudaMemRangeGetAttribute clsMemRangeGetAttribute
 
+/* Memory pools, free memory, peers, pitched memory (issue 26). */
+typedef clsMemPool_t cudaMemPool_t;
+#define cudaMemPoolAttr clsMemPoolAttr
+#define cudaMemPoolReuseFollowEventDependencies                                \
+  clsMemPoolReuseFollowEventDependencies
+#define cudaMemPoolReuseAllowOpportunistic clsMemPoolReuseAllowOpportunistic
+#define cudaMemPoolReuseAllowInternalDependencies                              \
+  clsMemPoolReuseAllowInternalDependencies
+#define cudaMemPoolAttrReleaseThreshold clsMemPoolAttrReleaseThreshold
+#define cudaMemPoolAttrReservedMemCurrent clsMemPoolAttrReservedMemCurrent
+#define cudaMemPoolAttrReservedMemHigh clsMemPoolAttrReservedMemHigh
+#define cudaMemPoolAttrUsedMemCurrent clsMemPoolAttrUsedMemCurrent
+#define cudaMemPoolAttrUsedMemHigh clsMemPoolAttrUsedMemHigh
+#define cudaDeviceGetDefaultMemPool clsDeviceGetDefaultMemPool
+#define cudaDeviceSetMemPool clsDeviceSetMemPool
+#define cudaDeviceGetMemPool clsDeviceGetMemPool
+#define cudaMemPoolSetAttribute clsMemPoolSetAttribute
+#define cudaMemPoolGetAttribute clsMemPoolGetAttribute
+#define cudaMemPoolTrimTo clsMemPoolTrimTo
+#define cudaMemGetInfo clsMemGetInfo
+#define cudaDeviceCanAccessPeer clsDeviceCanAccessPeer
+#define cudaDeviceEnablePeerAccess clsDeviceEnablePeerAccess
+#define cudaDeviceDisablePeerAccess clsDeviceDisablePeerAccess
+#define cudaMemcpyPeer clsMemcpyPeer
+#define cudaMemcpyPeerAsync clsMemcpyPeerAsync
+#define cudaPitchedPtr clsPitchedPtr
+#define cudaExtent clsExtent
+#define cudaPos clsPos
+#define cudaMemcpy3DParms clsMemcpy3DParms
+#define make_cudaPitchedPtr make_clsPitchedPtr
+#define make_cudaExtent make_clsExtent
+#define make_cudaPos make_clsPos
+#define cudaMallocPitch(devPtr, pitch, width, height)                          \
+  clsMallocPitch(CLSTREAM_VOIDPP(devPtr), (pitch), (width), (height))
+#define cudaMalloc3D clsMalloc3D
+#define cudaMemcpy2D clsMemcpy2D
+#define cudaMemcpy2DAsync clsMemcpy2DAsync
+#define cudaMemset2D clsMemset2D
+#define cudaMemset2DAsync clsMemset2DAsync
+#define cudaMemcpy3D clsMemcpy3D
+#define cudaMemcpy3DAsync clsMemcpy3DAsync
+
 /* Profiler (cuda_profiler_api.h). */
 #define cudaProfilerStart clsProfilerStart
 #define cudaProfilerStop clsProfilerStop
@@ -424,5 +466,9 @@ static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
   return clsLaunchKernel((clsFunction_t)func, gridDim, blockDim, args,
                          sharedMem, stream);
 }
+
+/* The device-query names (the rest of cudaDeviceAttr, kernel attributes,
+ * occupancy): a header of their own, part of this one. */
+#include "clstream_cuda_query.h"
 
 #endif /* CLSTREAM_CUDA_H */

@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- The buffer table ------------------------------------------------ */
@@ -40,15 +39,12 @@ typedef struct cls__bufalloc {
   cl_mem mem;
   cls__sub *subs; /* CLS__MAX_SUBS entries once one is made */
   unsigned nsubs, next_sub;
+  int adopted; /* the program's buffer (clsOpenCLMemRegister) */
   /* A host buffer (hostmem.c): the buffer's memory is host memory at
    * r.base, which copies treat as host memory; only kernel arguments
-   * reach it through the buffer.  span is 0: nothing is reserved. */
+   * reach it through the buffer (hostargs.c hands it to the device and
+   * back around each launch).  span is 0: nothing is reserved. */
   int host;
-  /* A host buffer's launches in flight on any thread (those between
-   * cls__ocl_host_args_unmap and _remap) and the map that last gave it
-   * back to the host (NULL: the first one, done). */
-  unsigned users;
-  cl_event remap;
 } cls__bufalloc;
 
 static cls__rangetab cls__bufs = CLS__RANGETAB_INIT(cls__bufalloc);
@@ -78,6 +74,11 @@ static size_t cls__page(void) {
   return page;
 }
 
+static clsError_t cls__buf_place(cl_mem mem, size_t size, int adopted,
+                                 void **out);
+
+static void cls__buf_drop(cls__bufalloc *e);
+
 /* A buffer of `size` bytes behind a fresh reservation. */
 static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
   size_t page = cls__page();
@@ -91,7 +92,6 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
                        "%zu bytes exceed device %d's largest allocation "
                        "(CL_DEVICE_MAX_MEM_ALLOC_SIZE, %llu bytes)",
                        size, d->index, (unsigned long long)d->ident.max_alloc);
-  size_t span = (size + page - 1) / page * page;
   cl_int err;
   cl_mem mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size, NULL, &err);
   if (!mem || err != CL_SUCCESS)
@@ -99,18 +99,27 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
                        "clCreateBuffer of %zu bytes failed on device %d "
                        "(OpenCL error %d)",
                        size, d->index, (int)err);
+  return cls__buf_place(mem, size, 0, out);
+}
+
+/* Puts buffer `mem` (of size bytes; its reference moves here, released
+ * on failure unless `adopted`) behind a fresh reservation. */
+static clsError_t cls__buf_place(cl_mem mem, size_t size, int adopted,
+                                 void **out) {
+  size_t page = cls__page();
+  size_t span = (size + page - 1) / page * page;
   void *p = mmap(NULL, span, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
-    clReleaseMemObject(mem);
+    if (!adopted) clReleaseMemObject(mem);
     return cls__reason(clsErrorMemoryAllocation,
                        "reserving %zu bytes of addresses failed", span);
   }
-  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0, 0, 0, NULL};
+  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0, adopted, 0};
   /* Fresh addresses overlap no other reservation: only memory can fail. */
   if (cls__rangetab_insert(&cls__bufs, &a, NULL) != CLS__RANGETAB_OK) {
     munmap(p, span);
-    clReleaseMemObject(mem);
+    if (!adopted) clReleaseMemObject(mem);
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
   atomic_fetch_add_explicit(&cls__ndevbufs, 1, memory_order_release);
@@ -118,40 +127,44 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
   return clsSuccess;
 }
 
-/* Whether the entry is a host buffer as *(int *)want says (1 or 0). */
-static int cls__host_is(const void *entry, void *want) {
-  return ((const cls__bufalloc *)entry)->host == *(int *)want;
-}
-
-/* Removes the entry starting at p if it is a host buffer as `host` says
- * and releases its sub-buffers; *mem gets its buffer (still held). */
-static int cls__entry_remove(void *p, int host, cl_mem *mem, size_t *span) {
-  cls__bufalloc a;
-  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__host_is, &host, &a))
-    return 0;
-  if (!host) atomic_fetch_sub_explicit(&cls__ndevbufs, 1, memory_order_release);
-  /* Commands still using the buffer keep it alive (OpenCL defers the
-   * deletion); the addresses are free for reuse at once. */
-  for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
-  free(a.subs);
-  if (a.remap) clReleaseEvent(a.remap);
-  *mem = a.mem;
-  *span = a.span;
-  return 1;
+/* Whether the entry is a host buffer (arg NULL) or not (arg non-NULL:
+ * then also the program's buffer only if *(int *)arg says so). */
+static int cls__take(const void *entry, void *arg) {
+  const cls__bufalloc *a = entry;
+  if (!arg) return a->host;
+  return !a->host && (*(int *)arg == 0 || a->adopted);
 }
 
 /* Frees the buffer allocation starting at p; 0 if there is none. */
 static int cls__buf_free(void *p) {
-  cl_mem mem;
-  size_t span;
-  if (!cls__entry_remove(p, 0, &mem, &span)) return 0;
-  clReleaseMemObject(mem);
-  munmap(p, span);
+  cls__bufalloc a;
+  int any = 0;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take, &any, &a))
+    return 0;
+  cls__buf_drop(&a);
   return 1;
 }
 
+/* Lets go of a removed entry: its sub-buffers, its reference to the
+ * buffer (the program's own for an adopted one; a host buffer's stays the
+ * caller's) and its addresses. */
+static void cls__buf_drop(cls__bufalloc *e) {
+  cls__bufalloc a = *e;
+  /* Commands still using the buffer keep it alive (OpenCL defers the
+   * deletion); the addresses are free for reuse at once. */
+  for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
+  free(a.subs);
+  if (a.host) {
+    cls__ocl_hargs_forget((void *)a.r.base);
+    return;
+  }
+  atomic_fetch_sub_explicit(&cls__ndevbufs, 1, memory_order_release);
+  clReleaseMemObject(a.mem);
+  munmap((void *)a.r.base, a.span);
+}
+
 clsError_t cls__ocl_hostbuf_add(void *p, size_t size, cl_mem mem) {
-  cls__bufalloc a = {{(uintptr_t)p, size}, 0, mem, NULL, 0, 0, 1, 0, NULL};
+  cls__bufalloc a = {{(uintptr_t)p, size}, 0, mem, NULL, 0, 0, 0, 1};
   switch (cls__rangetab_insert(&cls__bufs, &a, NULL)) {
   case CLS__RANGETAB_OK:
     return clsSuccess;
@@ -165,8 +178,12 @@ clsError_t cls__ocl_hostbuf_add(void *p, size_t size, cl_mem mem) {
 }
 
 int cls__ocl_hostbuf_remove(void *p, cl_mem *mem) {
-  size_t span;
-  return cls__entry_remove(p, 1, mem, &span);
+  cls__bufalloc a;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take, NULL, &a))
+    return 0;
+  cls__buf_drop(&a);
+  *mem = a.mem;
+  return 1;
 }
 
 int cls__ocl_hostbuf_at(const void *p) {
@@ -175,94 +192,12 @@ int cls__ocl_hostbuf_at(const void *p) {
   return cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a) && a.host;
 }
 
-/* ---- Host buffers in launches ----------------------------------------
- * A kernel must not use a buffer that is mapped (OpenCL leaves it
- * undefined; Oclgrind reports it, and a driver whose map is a copy would
- * lose the kernel's writes), so a launch passing host buffers gives them
- * to the device in its stream: unmap before the kernel, map again after
- * it, both in the stream's in-order queue.  The map is the host's once
- * the stream's work is done, which is CUDA's synchronization point.  The
- * host buffers a launch passes are collected while its arguments are set
- * (cls__arg_buffer_at, under the function's lock) in a thread-local list
- * that launch.c hands to cls__ocl_host_args_unmap and _remap. */
-#define CLS__MAX_HOST_ARGS 16
-static _Thread_local struct {
-  unsigned n;
-  int unmapped[CLS__MAX_HOST_ARGS];
-  uintptr_t base[CLS__MAX_HOST_ARGS];
-} cls__hargs;
-
-static void cls__harg_note(uintptr_t base) {
-  for (unsigned k = 0; k < cls__hargs.n; ++k)
-    if (cls__hargs.base[k] == base) return;
-  if (cls__hargs.n == CLS__MAX_HOST_ARGS) return; /* stays mapped */
-  cls__hargs.unmapped[cls__hargs.n] = 0;
-  cls__hargs.base[cls__hargs.n++] = base;
-}
-
-cl_int cls__ocl_host_args_unmap(cl_command_queue q, const char **what) {
-  cl_int err = CL_SUCCESS;
-  for (unsigned k = 0; k < cls__hargs.n && err == CL_SUCCESS; ++k) {
-    cls__rangetab_wrlock(&cls__bufs);
-    cls__bufalloc *a = cls__rangetab_find(&cls__bufs, cls__hargs.base[k]);
-    if (a && a->host) {
-      /* The first launch in flight takes it from the host, after the map
-       * that last gave it back (which may be in another stream). */
-      if (a->users == 0)
-        err = clEnqueueUnmapMemObject(q, a->mem, (void *)a->r.base,
-                                      a->remap ? 1 : 0,
-                                      a->remap ? &a->remap : NULL, NULL);
-      if (err == CL_SUCCESS) {
-        a->users++;
-        cls__hargs.unmapped[k] = 1;
-      } else if (err == CL_INVALID_VALUE) {
-        /* The driver holds the buffer unmapped already (rusticl refuses
-         * the unmap of a pointer its last map gave back, at times): the
-         * kernel may use it as it is, and nothing is to be given back. */
-        err = CL_SUCCESS;
-      }
-    }
-    cls__rangetab_unlock(&cls__bufs);
-  }
-  if (err != CL_SUCCESS) *what = "clEnqueueUnmapMemObject (host memory)";
-  return err;
-}
-
-void cls__ocl_host_args_remap(cl_command_queue q) {
-  for (unsigned k = 0; k < cls__hargs.n; ++k) {
-    if (!cls__hargs.unmapped[k]) continue;
-    cls__rangetab_wrlock(&cls__bufs);
-    cls__bufalloc *a = cls__rangetab_find(&cls__bufs, cls__hargs.base[k]);
-    if (a && a->host && a->users && --a->users == 0) {
-      /* The last one gives it back; a buffer whose memory is host memory
-       * maps at the same address again (USE_HOST_PTR: OpenCL promises
-       * it). */
-      cl_event ev = NULL;
-      cl_int err = CL_SUCCESS;
-      /* Out of resources is transient: retried, since a buffer left
-       * unmapped would not be the host's again. */
-      for (int t = 0; t < 100; ++t) {
-        (void)clEnqueueMapBuffer(q, a->mem, CL_FALSE,
-                                 CL_MAP_READ | CL_MAP_WRITE, 0, a->r.size, 0,
-                                 NULL, &ev, &err);
-        if (err != CL_OUT_OF_RESOURCES && err != CL_OUT_OF_HOST_MEMORY) break;
-        struct timespec ms = {0, 1000000L};
-        nanosleep(&ms, NULL);
-      }
-      if (a->remap) clReleaseEvent(a->remap);
-      a->remap = err == CL_SUCCESS ? ev : NULL;
-    }
-    cls__rangetab_unlock(&cls__bufs);
-  }
-  cls__hargs.n = 0;
-}
-
 /* Like cls__ocl_buffer_at, host buffers included: what kernels reach. */
 static int cls__arg_buffer_at(const void *p, cl_mem *mem, size_t *off) {
   if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
   cls__bufalloc a;
   if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
-  if (a.host) cls__harg_note(a.r.base);
+  if (a.host) cls__ocl_harg_note(a.mem, (void *)a.r.base, a.r.size);
   *mem = a.mem;
   *off = (uintptr_t)p - a.r.base;
   return 1;
@@ -280,6 +215,7 @@ clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out) {
 }
 
 void cls__ocl_free(cls__ocl_device *d, void *p) {
+  cls__ocl_view_drop(p);
   if (!cls__buf_free(p) && !d->facts.buffers) clSVMFree(d->ctx, p);
 }
 
@@ -432,4 +368,74 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
   *what = "clEnqueueSVMMemFill";
   if (d->facts.buffers) return CL_INVALID_OPERATION;
   return clEnqueueSVMMemFill(q, dst, &v, 1, n, nw, wl, ev);
+}
+
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+clsError_t cls__ocl_buffer_adopt(cl_mem mem, size_t size, void **out) {
+  cl_int err = clRetainMemObject(mem);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "clRetainMemObject");
+  clsError_t e = cls__buf_place(mem, size, 1, out);
+  if (e != clsSuccess) clReleaseMemObject(mem);
+  return e;
+}
+
+int cls__ocl_buffer_unadopt(void *p) {
+  cls__bufalloc a;
+  int adopted = 1;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take, &adopted, &a))
+    return 0;
+  cls__buf_drop(&a);
+  return 1;
+}
+
+/* The cl_mem views of SVM allocations that clsOpenCLGetMem handed out
+ * (a buffer made with CL_MEM_USE_HOST_PTR on the SVM pointer, which the
+ * OpenCL 2.0 specification makes share the SVM memory), one per
+ * allocation, made on first use and released when the allocation is
+ * freed (cls__ocl_free). */
+typedef struct cls__view {
+  cls__range r;
+  cl_mem mem;
+} cls__view;
+
+static cls__rangetab cls__views = CLS__RANGETAB_INIT(cls__view);
+
+clsError_t cls__ocl_view_at(cls__ocl_device *d, void *base, size_t size,
+                            cl_mem *out) {
+  cls__view v;
+  if (cls__rangetab_lookup(&cls__views, (uintptr_t)base, &v)) {
+    if (v.r.base == (uintptr_t)base && v.r.size >= size) {
+      *out = v.mem;
+      return clsSuccess;
+    }
+    /* A pool block reused for a larger allocation: a view of its size. */
+    cls__ocl_view_drop((void *)v.r.base);
+  }
+  cl_int err;
+  cl_mem mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                              size, base, &err);
+  if (!mem || err != CL_SUCCESS)
+    return cls__ocl_error(err ? err : CL_OUT_OF_RESOURCES,
+                          "clCreateBuffer (a view of SVM memory)");
+  v = (cls__view){{(uintptr_t)base, size}, mem};
+  cls__view clash;
+  int r = cls__rangetab_insert(&cls__views, &v, &clash);
+  if (r == CLS__RANGETAB_OK) {
+    *out = mem;
+    return clsSuccess;
+  }
+  clReleaseMemObject(mem);
+  if (r == CLS__RANGETAB_OVERLAP && clash.r.base == (uintptr_t)base) {
+    *out = clash.mem; /* another thread made it first */
+    return clsSuccess;
+  }
+  return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+}
+
+void cls__ocl_view_drop(void *base) {
+  if (CLS__LIKELY(cls__rangetab_count(&cls__views) == 0)) return;
+  cls__view v;
+  if (cls__rangetab_remove(&cls__views, (uintptr_t)base, NULL, NULL, &v))
+    clReleaseMemObject(v.mem);
 }

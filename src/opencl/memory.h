@@ -6,6 +6,7 @@
 #define CLSTREAM_OPENCL_MEMORY_H
 
 #include "driver.h"
+#include "hostargs.h"
 
 /* Whether p lies in a buffer-backed allocation: then *mem is its buffer
  * (not retained: valid while the allocation lives), *off the offset of p
@@ -58,13 +59,24 @@ int cls__ocl_hostbuf_remove(void *p, cl_mem *mem);
 /* Whether p lies in a host buffer.  One atomic load while the table is
  * empty. */
 int cls__ocl_hostbuf_at(const void *p);
-/* Around the enqueue of a launch whose arguments were just set on this
- * thread: gives the host buffers it passes to the device in queue q
- * (unmaps them; a failure is returned with *what naming the call, and the
- * launch is not to be enqueued), and after the enqueue (made, failed or
- * skipped) back to the host (maps them again) and forgets them
- * (memory.c). */
-cl_int cls__ocl_host_args_unmap(cl_command_queue q, const char **what);
-void cls__ocl_host_args_remap(cl_command_queue q);
+
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+/* A device pointer for the program's buffer `mem` of `size` bytes (retained
+ * here): a buffer-backed allocation like clsMalloc's on the buffer path,
+ * marked as the program's. */
+clsError_t cls__ocl_buffer_adopt(cl_mem mem, size_t size, void **out);
+
+/* Drops the adopted buffer starting at p (and clstream's reference);
+ * 0 when p starts none. */
+int cls__ocl_buffer_unadopt(void *p);
+
+/* The cl_mem view of the SVM allocation [base, base+size) of d, made on
+ * first use (not retained: valid until the allocation is freed). */
+clsError_t cls__ocl_view_at(cls__ocl_device *d, void *base, size_t size,
+                            cl_mem *out);
+
+/* Releases the view of the allocation at base, if one was made. */
+void cls__ocl_view_drop(void *base);
 
 #endif /* CLSTREAM_OPENCL_MEMORY_H */
