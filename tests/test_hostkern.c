@@ -183,6 +183,34 @@ START_TEST(managed_in_kernels) {
 }
 END_TEST
 
+/* Two streams' kernels write two halves of one pinned allocation, each
+ * several times, with no synchronization between the streams: every
+ * write lands (the host buffer goes to the device and back in each
+ * stream's order). */
+START_TEST(two_streams_one_allocation) {
+  arith a;
+  arith_load(&a);
+  int *h = NULL;
+  CK_OK(clsMallocHost((void **)&h, N * sizeof(int)));
+  clsStream_t s1, s2;
+  CK_OK(clsStreamCreate(&s1));
+  CK_OK(clsStreamCreateWithFlags(&s2, clsStreamNonBlocking));
+  for (int r = 1; r <= 3; ++r) {
+    CK_OK(launch_fill(&a, s1, h, r, IN));
+    CK_OK(launch_fill(&a, s2, h + IN, -r, N - IN));
+  }
+  CK_OK(launch_scale(&a, s1, h, 2, IN));
+  CK_OK(clsStreamSynchronize(s1));
+  CK_OK(clsStreamSynchronize(s2));
+  for (int i = 0; i < N; ++i)
+    ck_assert_msg(h[i] == (i < IN ? 6 : -3), "h[%d] = %d", i, h[i]);
+  CK_OK(clsStreamDestroy(s1));
+  CK_OK(clsStreamDestroy(s2));
+  CK_OK(clsFreeHost(h));
+  arith_unload(&a);
+}
+END_TEST
+
 static int range_int(clsMemRangeAttribute attr, const void *p, size_t n) {
   int v = 12345;
   CK_OK(clsMemRangeGetAttribute(&v, sizeof v, attr, p, n));
@@ -303,6 +331,7 @@ int main(void) {
   tcase_add_test(tc, register_checks_range);
   tcase_add_test(tc, managed_in_kernels);
   tcase_add_test(tc, advise_prefetch_attributes);
+  tcase_add_test(tc, two_streams_one_allocation);
   suite_add_tcase(s, tc);
   TCase *tc_gate = tcase_tagged(s, "hostkern_gate", 120, "gate");
   tcase_add_test(tc_gate, prefetch_in_stream_order);
