@@ -356,6 +356,13 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                          void **args, size_t sharedMem, cls__bstream *s);
 
+/* ---- Module globals (kparams) -------------------------------------------
+ * The device address and size of module global `name` of m
+ * (CLS_DEVICE_GLOBAL, CLS_CONSTANT); clsErrorSymbolNotFound when m has
+ * none of that name.  OpenCL: opencl/modmeta.c; CUDA: cuda/module.c. */
+clsError_t cls__b_module_global(cls__bmodule *m, const char *name, void **ptr,
+                                size_t *size);
+
 /* ---- Pool attributes, free memory, peers, 2-D copies (issue 26) -------
  * Called by mempool.c, peer.c and memcpy2d.c.  OpenCL: opencl/pool.c
  * (attributes, trim), opencl/meminfo.c (free memory, peers),

@@ -30,7 +30,7 @@ static void scale_and_check(const arith *a, int *h, int *dp, int k, unsigned n,
 
 /* The common checks for host memory h of N ints: the host address and the
  * device pointer both work in a launch, and so do interior pointers. */
-static void host_memory_in_kernels(int *h, const char *what) {
+static void host_memory_in_kernels(int *h, int registered, const char *what) {
   arith a;
   arith_load(&a);
   int *dp = NULL;
@@ -48,6 +48,31 @@ static void host_memory_in_kernels(int *h, const char *what) {
   for (int i = 0; i < N; ++i)
     ck_assert_msg(h[i] == (i < IN ? i : -7), "%s inside: h[%d] = %d", what, i,
                   h[i]);
+  /* At an odd offset (a kernel's own pointer arithmetic, d + 1): CUDA
+   * takes it, and so does OpenCL on the buffer path (a hidden offset
+   * argument) and for memory kernels use at its address (fine-grained
+   * SVM, or any host memory with fine-grained system SVM).  Elsewhere (an
+   * SVM device without them: NVIDIA's OpenCL) a host buffer's offset must
+   * be a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN (differences.md). */
+  int dev;
+  clsDeviceProp p;
+  CK_OK(clsGetDevice(&dev));
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  int odd_ok = !strcmp(p.platformName, "CUDA") || p.bufferMemory ||
+               p.pageableMemoryAccess ||
+               (!registered && p.concurrentManagedAccess);
+  for (int i = 0; i < N; ++i) h[i] = i;
+  clsError_t r = launch_fill(&a, NULL, dp + 1, 11, 8);
+  CK_OK(clsDeviceSynchronize());
+  if (odd_ok) {
+    CK_OK(r);
+    for (int i = 0; i < 12; ++i)
+      ck_assert_msg(h[i] == (i >= 1 && i < 9 ? 11 : i), "%s at +1: h[%d] = %d",
+                    what, i, h[i]);
+  } else {
+    CK_CLS(r, clsErrorInvalidValue);
+    ck_assert_msg(h[1] == 1, "%s: a refused launch ran", what);
+  }
   /* A kernel reads host memory written by the host and writes device
    * memory; copies to and from it still work. */
   int *d = dev_ints(N);
@@ -62,7 +87,7 @@ static void host_memory_in_kernels(int *h, const char *what) {
 START_TEST(malloc_host_in_kernels) {
   int *h = NULL;
   CK_OK(clsMallocHost((void **)&h, N * sizeof(int)));
-  host_memory_in_kernels(h, "clsMallocHost");
+  host_memory_in_kernels(h, 0, "clsMallocHost");
   CK_OK(clsFreeHost(h));
 }
 END_TEST
@@ -76,7 +101,7 @@ START_TEST(host_alloc_in_kernels) {
     CK_OK(clsHostAlloc((void **)&h, N * sizeof(int), flags[k]));
     char what[64];
     snprintf(what, sizeof what, "clsHostAlloc(0x%x)", flags[k]);
-    host_memory_in_kernels(h, what);
+    host_memory_in_kernels(h, 0, what);
     CK_OK(clsFreeHost(h));
   }
 }
@@ -88,12 +113,12 @@ START_TEST(registered_in_kernels) {
   int *al = NULL;
   ck_assert_int_eq(posix_memalign((void **)&al, 4096, N * sizeof(int)), 0);
   CK_OK(clsHostRegister(al, N * sizeof(int), clsHostRegisterDefault));
-  host_memory_in_kernels(al, "registered (aligned)");
+  host_memory_in_kernels(al, 1, "registered (aligned)");
   CK_OK(clsHostUnregister(al));
   int *m = malloc(N * sizeof(int) + 8);
   int *mu = m + 1; /* not even 8-byte aligned in general */
   CK_OK(clsHostRegister(mu, N * sizeof(int), clsHostRegisterMapped));
-  host_memory_in_kernels(mu, "registered (malloc)");
+  host_memory_in_kernels(mu, 1, "registered (malloc)");
   CK_OK(clsHostUnregister(mu));
   /* Unregistered, it is ordinary memory again: no device pointer. */
   void *dp = NULL;

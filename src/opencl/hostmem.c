@@ -171,12 +171,15 @@ clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
 }
 
 clsError_t cls__b_malloc_host(int dev, size_t size, void **out) {
-  return cls__hostbuf_new(cls__ocl_device_get(dev), size, NULL, out);
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  /* Fine-grained SVM where the device's memory is SVM: kernels take it at
+   * any offset, with no map or unmap around them. */
+  if (cls__fine_svm(d)) return cls__fine_alloc(d, size, out);
+  return cls__hostbuf_new(d, size, NULL, out);
 }
 
 clsError_t cls__b_free_host(int dev, void *p) {
-  int found;
-  (void)cls__hostbuf_free(cls__ocl_device_get(dev), p, 0, &found);
+  cls__b_free_host_mapped(dev, p);
   return clsSuccess;
 }
 

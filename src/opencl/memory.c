@@ -192,8 +192,7 @@ int cls__ocl_hostbuf_at(const void *p) {
   return cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a) && a.host;
 }
 
-/* Like cls__ocl_buffer_at, host buffers included: what kernels reach. */
-static int cls__arg_buffer_at(const void *p, cl_mem *mem, size_t *off) {
+int cls__ocl_arg_buffer_at(const void *p, cl_mem *mem, size_t *off) {
   if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
   cls__bufalloc a;
   if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
@@ -276,14 +275,17 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   }
   cl_mem mem;
   size_t off;
-  if (!cls__arg_buffer_at(ptr, &mem, &off)) {
+  if (!cls__ocl_arg_buffer_at(ptr, &mem, &off)) {
     /* Only memory kernels can reach goes to the driver: a host pointer
      * or pinned (clsMallocHost) memory would run, and its writes would be
      * lost (CUDA faults instead). */
     int owner = -1;
     int kind = cls__mem_lookup(ptr, NULL, NULL, &owner);
+    /* Host memory outside the buffer table is fine-grained SVM here
+     * (hostmem.c). */
     int reach = kind == CLS__MEM_DEVICE || kind == CLS__MEM_POOL ||
                 kind == CLS__MEM_MANAGED || kind == CLS__MEM_HOST_MAPPED ||
+                kind == CLS__MEM_HOST ||
                 (kind == CLS__MEM_REGISTERED && d->ident.system_svm);
     if (!reach) {
       *what = kind == CLS__MEM_HOST
@@ -312,6 +314,14 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   }
   *what = "clSetKernelArg";
   if (off == 0) return clSetKernelArg(k, i, sizeof mem, &mem);
+  if (off % d->facts.base_align != 0 && d->ident.system_svm && d->svm &&
+      cls__ocl_hostbuf_at(ptr)) {
+    /* Host memory at an offset no sub-buffer takes, on an SVM device that
+     * reaches any host memory: the address itself. */
+    *what = "clSetKernelArgSVMPointer";
+    *svm = 1;
+    return clSetKernelArgSVMPointer(k, i, ptr);
+  }
   if (off % d->facts.base_align != 0) {
     *what = "passing a pointer inside a clsMalloc allocation to a kernel "
             "on a buffer-memory device: its offset must be a multiple of "

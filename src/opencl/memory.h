@@ -59,6 +59,10 @@ int cls__ocl_hostbuf_remove(void *p, cl_mem *mem);
 /* Whether p lies in a host buffer.  One atomic load while the table is
  * empty. */
 int cls__ocl_hostbuf_at(const void *p);
+/* Like cls__ocl_buffer_at (no *avail), host buffers included: the buffer
+ * a kernel argument at p goes as.  A host buffer found is noted for the
+ * launch being set up on this thread (hostargs.c). */
+int cls__ocl_arg_buffer_at(const void *p, cl_mem *mem, size_t *off);
 
 /* ---- Native handles (docs/interop.md) ---------------------------------- */
 
