@@ -48,7 +48,8 @@ set(CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream.h)
 if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
   list(APPEND CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
   list(APPEND CLS_PUBLIC_HEADERS
-       ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_query.h)
+       ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_query.h
+       ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_graph.h)
 endif()
 # Native handles (docs/interop.md): both headers in both builds, as every
 # function exists in both.

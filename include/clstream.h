@@ -136,11 +136,21 @@ extern "C" {
     "operation not permitted when stream is capturing")                        \
   X(ErrorStreamCaptureInvalidated, 901,                                        \
     "operation failed due to a previous error during capture")                 \
+  X(ErrorStreamCaptureMerge, 902,                                              \
+    "operation would result in a merge of separate capture sequences")         \
+  X(ErrorStreamCaptureUnmatched, 903,                                          \
+    "capture was not ended in the same stream as it began")                    \
+  X(ErrorStreamCaptureUnjoined, 904, "capturing stream has unjoined work")     \
+  X(ErrorStreamCaptureIsolation, 905,                                          \
+    "dependency created on uncaptured work in another stream")                 \
   X(ErrorStreamCaptureImplicit, 906,                                           \
     "operation would make the legacy stream depend on a capturing blocking "   \
     "stream")                                                                  \
   X(ErrorCapturedEvent, 907,                                                   \
     "operation not permitted on an event last recorded in a capturing stream") \
+  X(ErrorStreamCaptureWrongThread, 908,                                        \
+    "attempt to terminate a thread-local capture sequence from another "       \
+    "thread")                                                                  \
   X(ErrorTimeout, 909, "wait operation timed out")                             \
   X(ErrorUnknown, 999, "unknown error")
 
@@ -1237,6 +1247,152 @@ CLS_API clsError_t clsDeviceMatchesName(int *match, int device,
  * every command).  Never block. */
 CLS_API clsError_t clsProfilerStart(void);
 CLS_API clsError_t clsProfilerStop(void);
+
+/* ---- Stream capture and graphs ----------------------------------------
+ * CUDA's stream capture and graphs (cudaStreamBeginCapture, cudaGraph_t,
+ * cudaGraphExec_t).  Work issued to a capturing stream does not run: it
+ * becomes a node of the capture's graph, which clsStreamEndCapture hands
+ * over.  An executable graph made from a graph (clsGraphInstantiate) runs
+ * every node once per clsGraphLaunch, in the order of the graph's
+ * dependencies, after the earlier work of the stream it is launched on.
+ * docs/semantics.md lists the capture rules (which calls a capture
+ * refuses, which invalidate it, fork and join through events); every
+ * graph handle is validated like the others. */
+typedef struct clsGraph_st *clsGraph_t;
+typedef struct clsGraphExec_st *clsGraphExec_t;
+typedef struct clsGraphNode_st *clsGraphNode_t;
+
+/* Which calls a capture forbids on other threads (cudaStreamCaptureMode):
+ * Global, a capture that forbids unsafe calls (clsMalloc, clsFree, ...)
+ * on its own thread and on every thread in Global mode; ThreadLocal, on
+ * its own thread only; Relaxed, on none. */
+typedef enum clsStreamCaptureMode {
+  clsStreamCaptureModeGlobal = 0,
+  clsStreamCaptureModeThreadLocal = 1,
+  clsStreamCaptureModeRelaxed = 2
+} clsStreamCaptureMode;
+
+/* A stream's capture status (cudaStreamCaptureStatus). */
+typedef enum clsStreamCaptureStatus {
+  clsStreamCaptureStatusNone = 0,
+  clsStreamCaptureStatusActive = 1,
+  clsStreamCaptureStatusInvalidated = 2
+} clsStreamCaptureStatus;
+
+/* A kernel node (cudaKernelNodeParams): kernelParams as clsLaunchKernel's
+ * args (the values are copied when the node is made); extra must be
+ * NULL and sharedMemBytes 0. */
+typedef struct clsKernelNodeParams {
+  clsFunction_t func;
+  clsDim3 gridDim, blockDim;
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+} clsKernelNodeParams;
+
+/* A memset node (cudaMemsetParams): height rows of width elements of
+ * elementSize bytes (1, 2 or 4), pitch bytes apart, set to value. */
+typedef struct clsMemsetParams {
+  void *dst;
+  size_t pitch;
+  unsigned value;
+  unsigned elementSize;
+  size_t width;
+  size_t height;
+} clsMemsetParams;
+
+/* A host node (cudaHostNodeParams). */
+typedef struct clsHostNodeParams {
+  clsHostFn_t fn;
+  void *userData;
+} clsHostNodeParams;
+
+/* Starts capturing `s` (a created stream or clsStreamPerThread; the legacy
+ * stream gives clsErrorStreamCaptureUnsupported) in `mode`.  A stream
+ * already capturing gives clsErrorIllegalState.  Never blocks. */
+CLS_API clsError_t clsStreamBeginCapture(clsStream_t s,
+                                         clsStreamCaptureMode mode);
+/* Ends the capture begun on `s` and stores its graph (the caller owns it
+ * and destroys it with clsGraphDestroy).  An invalidated capture gives
+ * clsErrorStreamCaptureInvalidated and *graph = NULL; a stream that
+ * joined the capture but is not its origin gives
+ * clsErrorStreamCaptureUnmatched; a forked stream that never joined back
+ * gives clsErrorStreamCaptureUnjoined; a stream that is not capturing
+ * gives clsErrorIllegalState; a ThreadLocal or Global capture ended on
+ * another thread gives clsErrorStreamCaptureWrongThread.  Never blocks. */
+CLS_API clsError_t clsStreamEndCapture(clsStream_t s, clsGraph_t *graph);
+/* Stores whether `s` is capturing.  Never blocks. */
+CLS_API clsError_t clsStreamIsCapturing(clsStream_t s,
+                                        clsStreamCaptureStatus *status);
+/* As clsStreamIsCapturing, and stores the capture's id (unique in the
+ * process) in *id where id is not NULL and a capture is on.  Never
+ * blocks. */
+CLS_API clsError_t clsStreamGetCaptureInfo(clsStream_t s,
+                                           clsStreamCaptureStatus *status,
+                                           unsigned long long *id);
+/* Swaps the calling thread's capture mode with *mode (the thread's mode
+ * starts as Global).  Never blocks. */
+CLS_API clsError_t
+clsThreadExchangeStreamCaptureMode(clsStreamCaptureMode *mode);
+
+/* Creates an empty graph (flags must be 0). */
+CLS_API clsError_t clsGraphCreate(clsGraph_t *g, unsigned flags);
+/* Destroys a graph and its nodes; executable graphs made from it live on. */
+CLS_API clsError_t clsGraphDestroy(clsGraph_t g);
+/* With nodes NULL, stores the node count in *numNodes; else stores up to
+ * *numNodes nodes (in the order they were added) and the number stored. */
+CLS_API clsError_t clsGraphGetNodes(clsGraph_t g, clsGraphNode_t *nodes,
+                                    size_t *numNodes);
+/* Adds a node to g that runs after the nodes deps[0..numDeps) and stores
+ * it in *node.  The kind: empty (orders only), kernel, 1-D copy, memset,
+ * host function. */
+CLS_API clsError_t clsGraphAddEmptyNode(clsGraphNode_t *node, clsGraph_t g,
+                                        const clsGraphNode_t *deps,
+                                        size_t numDeps);
+CLS_API clsError_t clsGraphAddKernelNode(clsGraphNode_t *node, clsGraph_t g,
+                                         const clsGraphNode_t *deps,
+                                         size_t numDeps,
+                                         const clsKernelNodeParams *p);
+CLS_API clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *node, clsGraph_t g,
+                                           const clsGraphNode_t *deps,
+                                           size_t numDeps, void *dst,
+                                           const void *src, size_t count,
+                                           clsMemcpyKind kind);
+CLS_API clsError_t clsGraphAddMemsetNode(clsGraphNode_t *node, clsGraph_t g,
+                                         const clsGraphNode_t *deps,
+                                         size_t numDeps,
+                                         const clsMemsetParams *p);
+CLS_API clsError_t clsGraphAddHostNode(clsGraphNode_t *node, clsGraph_t g,
+                                       const clsGraphNode_t *deps,
+                                       size_t numDeps,
+                                       const clsHostNodeParams *p);
+/* Makes to[i] run after from[i] for i < n (nodes of g). */
+CLS_API clsError_t clsGraphAddDependencies(clsGraph_t g,
+                                           const clsGraphNode_t *from,
+                                           const clsGraphNode_t *to, size_t n);
+
+/* Makes an executable graph of g's nodes as they are now (flags must be
+ * 0); it does not depend on g afterwards.  The caller destroys it with
+ * clsGraphExecDestroy.  Never blocks on the device. */
+CLS_API clsError_t clsGraphInstantiate(clsGraphExec_t *exec, clsGraph_t g,
+                                       unsigned long long flags);
+/* Runs the executable graph once on `s`, after the work issued to `s`
+ * before; work issued after waits for the whole graph.  Two launches of
+ * one exec never overlap, even on two streams.  Never blocks. */
+CLS_API clsError_t clsGraphLaunch(clsGraphExec_t exec, clsStream_t s);
+/* Prepares the exec for its launches on `s` ahead of the first one (on
+ * the CUDA build cudaGraphUpload; on OpenCL the exec is prepared when it
+ * is made, so this only checks its arguments).  Never blocks. */
+CLS_API clsError_t clsGraphUpload(clsGraphExec_t exec, clsStream_t s);
+/* Destroys the exec; launches already made still run.  Returns at once,
+ * except for an exec with host nodes, whose destruction waits until its
+ * last launch is over (the host nodes' records are the exec's). */
+CLS_API clsError_t clsGraphExecDestroy(clsGraphExec_t exec);
+/* Gives kernel node `node` (of the graph the exec was made from, which
+ * must still exist) new parameters for the exec's later launches; the
+ * function must stay the same. */
+CLS_API clsError_t clsGraphExecKernelNodeSetParams(
+    clsGraphExec_t exec, clsGraphNode_t node, const clsKernelNodeParams *p);
 
 #ifdef __cplusplus
 }

@@ -15,8 +15,9 @@
  * values (error codes are numerically equal to CUDA's) and the same
  * behaviour; cudaGetErrorName maps to clsGetErrorNameCuda, which gives
  * CUDA's names ("cudaErrorNotReady") where clsGetErrorName gives
- * clstream's.  The names are macros and typedefs, plus one static inline
- * wrapper (cudaLaunchKernel, for its `const void *` parameter): no extra
+ * clstream's.  The names are macros and typedefs, plus a few static inline
+ * wrappers (cudaLaunchKernel, for its `const void *` parameter, and the
+ * graph calls whose CUDA 13 signatures differ from clstream's): no extra
  * symbol, nothing to link.  The allocation calls (cudaMalloc,
  * cudaMallocHost, cudaHostAlloc, cudaMallocManaged, cudaMallocAsync,
  * cudaHostGetDevicePointer) are function-like macros that accept a typed
@@ -35,7 +36,7 @@
  *    clsModuleLoadData and launched with clsLaunchKernel or cudaLaunchKernel
  *    (which takes the clsFunction_t where CUDA takes the kernel's address).
  *  - CUDA runtime calls clstream does not implement (cudaDeviceReset,
- *    graphs, cudaMemPoolCreate, CUDA arrays, ...): they stay undeclared, so the
+ *    cudaMemPoolCreate, CUDA arrays, ...): they stay undeclared, so the
  *    compiler names each one.
  *
  * CUDART_VERSION is 13000: the CUDA runtime version whose semantics
@@ -170,8 +171,13 @@ struct dim3 : clsDim3 {
 #define cudaErrorSystemDriverMismatch clsErrorSystemDriverMismatch
 #define cudaErrorStreamCaptureUnsupported clsErrorStreamCaptureUnsupported
 #define cudaErrorStreamCaptureInvalidated clsErrorStreamCaptureInvalidated
+#define cudaErrorStreamCaptureMerge clsErrorStreamCaptureMerge
+#define cudaErrorStreamCaptureUnmatched clsErrorStreamCaptureUnmatched
+#define cudaErrorStreamCaptureUnjoined clsErrorStreamCaptureUnjoined
+#define cudaErrorStreamCaptureIsolation clsErrorStreamCaptureIsolation
 #define cudaErrorStreamCaptureImplicit clsErrorStreamCaptureImplicit
 #define cudaErrorCapturedEvent clsErrorCapturedEvent
+#define cudaErrorStreamCaptureWrongThread clsErrorStreamCaptureWrongThread
 #define cudaErrorTimeout clsErrorTimeout
 #define cudaErrorUnknown clsErrorUnknown
 
@@ -483,5 +489,7 @@ static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
 /* The device-query names (the rest of cudaDeviceAttr, kernel attributes,
  * occupancy): a header of their own, part of this one. */
 #include "clstream_cuda_query.h"
+/* Stream capture and graphs: a header of their own, part of this one. */
+#include "clstream_cuda_graph.h"
 
 #endif /* CLSTREAM_CUDA_H */

@@ -104,6 +104,17 @@
  *   nothing (event.c).  CLSTREAM_HOST_CLOCK=0 turns it off.  The choice
  *   from the samples is a pure function, cls__facts_pick_host_clock in
  *   facts.h, which test_device checks without a device.
+ * - replay_command_buffers: an executable graph's replay records its
+ *   kernels into a cl_khr_command_buffer at instantiate, only where the
+ *   device has the extension and a measurement showed that replaying the
+ *   buffer beats enqueueing the prepared kernels (replay.c).  No device
+ *   has shown that yet: on PoCL 3.1's CPU device (extension 0.9.0) a
+ *   command buffer of 100 tiny kernels replayed at 2.1-3.4 us per kernel
+ *   against 1.75-2.65 us for plain enqueues, and the prepared enqueues
+ *   themselves cost 1.04 of the driver's clEnqueueNDRangeKernel alone
+ *   (instructions, docs/drivers.md); NVIDIA's driver and rusticl 22.3
+ *   lack the extension.  So it is 0 everywhere until a device measures
+ *   otherwise, and replay.c has no command-buffer path to take.
  * - kernel_clock, clock_ptx: decided when the device is opened, by
  *   building the prelude (cl/clstream_kernel.h) with a kernel that reads
  *   cls_clock64(): first with -DCLS__CLOCK_PTX=1, which makes it inline
@@ -263,6 +274,9 @@ void cls__facts_read(cls__ocl_device *d) {
                     (fw && (*fw == '0' || *fw == '1') ? *fw == '1' : !nvidia);
   const char *ce = cls__setting(CLS__SET_COMMAND_EVENTS);
   f->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
+  /* No device has measured command buffers to pay (above), whether or
+   * not it has the extension (d->ident.command_buffer). */
+  f->replay_command_buffers = 0;
   const char *kg = cls__setting(CLS__SET_KERNEL_CACHE_GUARD);
   f->kc_guard = kg && (*kg == '0' || *kg == '1')
                     ? *kg == '1'

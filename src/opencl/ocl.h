@@ -58,6 +58,7 @@ typedef struct cls__ocl_ident {
   cl_ulong l2;            /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
   cl_ulong const_mem;     /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
   cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  int command_buffer;     /* cl_khr_command_buffer (graphs) */
   /* For the rest of CUDA 13's cudaDeviceProp (identity.c): */
   int pci_bus, pci_dev, pci_domain; /* cl_khr_pci_bus_info or NVIDIA's */
   unsigned char uuid[16];           /* cl_khr_device_uuid, else zeros */
@@ -85,8 +86,9 @@ typedef struct cls__ocl_facts {
   int flush_waited;   /* commands someone will wait for are flushed at
                          once (not where the driver submits at enqueue) */
   int command_events; /* launches, copies and fills ask for their events */
-  int kc_guard;       /* a launch widening a kernel's grid waits for its
-                         narrower launches in flight (PoCL 4, 5; kcguard.c) */
+  int replay_command_buffers; /* graph replay records command buffers */
+  int kc_guard;               /* a launch widening a kernel's grid waits for its
+                                 narrower launches in flight (PoCL 4, 5; kcguard.c) */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */
