@@ -1,7 +1,7 @@
 /* Private to the front: the end of every public function (error.c), with
  * its common case inline, and the refusal of calls made inside a host
  * function.  cls__reason, cls__finish and cls__log_enabled, which the
- * backends use too, are backend.h's front services. */
+ * backends use too, are the seam's front services (backend_services.h). */
 #ifndef CLSTREAM_ERROR_H
 #define CLSTREAM_ERROR_H
 

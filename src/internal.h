@@ -1,9 +1,9 @@
 /*
  * Private to the front (the .c files of src/): what its files share and no
  * backend may use (the fast return path, handles, the current device, the
- * front's objects, changes to the allocation table).  What the backends may use
- * of the front is backend.h's "front services", included here.  Nothing here is
- * exported.
+ * front's objects, changes to the allocation table).  What the backends may
+ * use of the front is the seam's "front services" (backend_services.h,
+ * through backend.h), included here.  Nothing here is exported.
  */
 #ifndef CLSTREAM_INTERNAL_H
 #define CLSTREAM_INTERNAL_H

@@ -1,5 +1,6 @@
 /* Private to the front: what settings.c tells the front alone, beside
- * cls__setting (backend.h's front services), which every layer reads. */
+ * cls__setting (the seam's front services, backend_services.h), which every
+ * layer reads. */
 #ifndef CLSTREAM_SETTINGS_H
 #define CLSTREAM_SETTINGS_H
 
