@@ -133,6 +133,12 @@ static int launch_fill(cudaStream_t s, int *t) {
   return 0;
 }
 
+/* For raw_graph_cuda.c (the graph rows): the fill kernel and the buffer. */
+const void *raw_cuda_fill(void);
+int *raw_cuda_buf(void);
+const void *raw_cuda_fill(void) { return (const void *)k_fill; }
+int *raw_cuda_buf(void) { return buf; }
+
 static unsigned legacy_streams(int sc) {
   return sc == SC_LEGACY_1 ? 1 : sc == SC_LEGACY_8 ? 8 : 64;
 }
