@@ -336,6 +336,16 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                          void **args, size_t sharedMem, cls__bstream *s);
 
+/* ---- Graphs -------------------------------------------------------------
+ * Called by graph.c (kernel nodes copy their arguments when they are made)
+ * and graphexec.c (replay).  OpenCL: opencl/graph.c.  CUDA: cuda/graph.c. */
+
+/* Stores in *n the number of f's parameters and, for i < min(*n, max), in
+ * sizes[i] how many bytes a launch reads from args[i].  Fails as a launch
+ * of f would for a kernel whose parameters cannot be passed. */
+clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
+                                  size_t max);
+
 /* =====================================================================
  * Front services: what a backend may use of the front.  Each is
  * implemented by the front file named in its section; none of them calls

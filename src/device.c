@@ -2,6 +2,7 @@
  * queries, and the public view of the settings (clsGetSetting; settings.c
  * reads them) and of CLSTREAM_DEVICE's rule (clsDeviceMatchesName). */
 #include "device.h"
+#include "graph.h"
 
 #include "internal.h"
 #include "settings.h"
@@ -198,6 +199,8 @@ clsError_t clsDeviceSynchronize(void) {
   int dev;
   clsError_t e = cls__current_device(&dev);
   if (e != clsSuccess) CLS__RETURN(e);
+  if (CLS__CAPTURING() && (e = cls__cap_device_sync(dev)) != clsSuccess)
+    CLS__RETURN(e);
   CLS__RETURN(cls__b_device_sync(dev));
 }
 

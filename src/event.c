@@ -32,10 +32,12 @@
  * token and lets go first. */
 #include "internal.h"
 #include "device.h"
+#include "graph.h"
 #include "stream.h"
 
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define CLS__EVENT_FLAGS                                                       \
   (clsEventBlockingSync | clsEventDisableTiming | clsEventInterprocess)
@@ -53,6 +55,7 @@ struct cls__event {
   cls__btoken *tok; /* under LOCKED: the newest record's; NULL: none, or
                        complete */
   cls__bevent *b;
+  cls__evcap cap; /* a record made in a capture (capture.c) */
 };
 
 /* Whether state says "nothing to wait for": never recorded, or the
@@ -152,6 +155,7 @@ static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {
   ev->flags = flags;
   atomic_init(&ev->state, 0); /* never recorded */
   ev->tok = NULL;
+  memset(&ev->cap, 0, sizeof ev->cap);
   e = cls__b_event_create(dev, flags, &ev->b);
   if (e != clsSuccess) {
     free(ev);
@@ -191,6 +195,7 @@ clsError_t clsEventDestroy(clsEvent_t h) {
   cls__event *e = cls__handle_retire(CLS__KIND_EVENT, (uintptr_t)h);
   if (!e) CLS__RETURN(CLS__BAD_EVENT(h));
   cls__b_token_release(e->tok); /* the captured work still runs */
+  if (e->cap.nodes) cls__cap_event_forget(&e->cap);
   cls__b_event_destroy(e->b);
   free(e);
   CLS__RETURN(clsSuccess);
@@ -209,10 +214,14 @@ clsError_t clsEventRecord(clsEvent_t h, clsStream_t sh) {
                             "the event belongs to device %d, the stream to "
                             "device %d",
                             e->dev, dev));
+  if (CLS__CAPTURING() && cls__cap_record(sh, s, &e->cap, &r)) CLS__RETURN(r);
   cls__btoken *t = NULL;
   int complete = 0;
   r = cls__b_record(e->b, s, e->flags, &t, &complete);
   if (CLS__LIKELY(r == clsSuccess)) cls__event_record(e, t, complete);
+  if (CLS__UNLIKELY(atomic_load_explicit(&e->cap.rec, memory_order_relaxed)) &&
+      r == clsSuccess)
+    cls__cap_event_forget(&e->cap);
   CLS__RETURN(r);
 }
 
@@ -241,6 +250,8 @@ clsError_t clsEventQuery(clsEvent_t h) {
   CLS__NOT_IN_HOST_FN();
   cls__event *e = cls__event_lookup(h);
   if (CLS__UNLIKELY(!e)) CLS__RETURN(CLS__BAD_EVENT(h));
+  if (CLS__UNLIKELY(atomic_load_explicit(&e->cap.rec, memory_order_relaxed)))
+    CLS__RETURN(cls__cap_event_use(&e->cap, "clsEventQuery"));
   unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
   if (CLS__LIKELY(cls__ev_settled(st))) CLS__RETURN(clsSuccess);
   CLS__RETURN(cls__event_query_slow(e));
@@ -250,6 +261,8 @@ clsError_t clsEventSynchronize(clsEvent_t h) {
   CLS__NOT_IN_HOST_FN();
   cls__event *e = cls__event_lookup(h);
   if (CLS__UNLIKELY(!e)) CLS__RETURN(CLS__BAD_EVENT(h));
+  if (CLS__UNLIKELY(atomic_load_explicit(&e->cap.rec, memory_order_relaxed)))
+    CLS__RETURN(cls__cap_event_use(&e->cap, "clsEventSynchronize"));
   unsigned long st = atomic_load_explicit(&e->state, memory_order_acquire);
   if (CLS__LIKELY(cls__ev_settled(st))) CLS__RETURN(clsSuccess);
   CLS__RETURN(cls__event_sync_slow(e));
@@ -287,6 +300,11 @@ clsError_t clsStreamWaitEvent(clsStream_t h, clsEvent_t ev, unsigned flags) {
   cls__bstream *b;
   clsError_t r = cls__stream_resolve(h, &dev, &b, NULL, NULL);
   if (r != clsSuccess) CLS__RETURN(r);
+  if ((CLS__CAPTURING() ||
+       atomic_load_explicit(&e->cap.rec, memory_order_relaxed)) &&
+      cls__cap_wait(h, b, &e->cap,
+                    (atomic_load(&e->state) & CLS__EV_RECORDED) != 0, &r))
+    CLS__RETURN(r);
   CLS__RETURN(cls__event_stream_wait(e, b));
 }
 

@@ -1,97 +1,478 @@
-/* Graphs: placeholder bodies of the capture and graph calls, so that code
- * written against the declarations builds while the real ones land. */
-#include "internal.h"
+/* Graphs: creation and destruction, nodes and their dependencies, the
+ * hand-built node calls (clsGraphAdd*Node) and clsGraphGetNodes.  A
+ * captured graph is built by capture.c through cls__graph_add and handed
+ * over here once its capture ends. */
+#include "graph.h"
 
-#define CLS__TODO() CLS__RETURN(cls__reason(clsErrorNotSupported, "not yet"))
+#include "device.h"
 
-clsError_t clsStreamBeginCapture(clsStream_t s, clsStreamCaptureMode mode) {
-  (void)s, (void)mode;
-  CLS__TODO();
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_ullong cls__next_gid = 1;
+
+clsError_t cls__graph_new(cls__graph **out) {
+  cls__graph *g = calloc(1, sizeof *g);
+  if (!g) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  g->gid = atomic_fetch_add(&cls__next_gid, 1);
+  g->dev = -1;
+  pthread_mutex_init(&g->lock, NULL);
+  *out = g;
+  return clsSuccess;
 }
-clsError_t clsStreamEndCapture(clsStream_t s, clsGraph_t *graph) {
-  (void)s, (void)graph;
-  CLS__TODO();
+
+clsError_t cls__graph_publish(cls__graph *g) {
+  g->handle = cls__handle_new(CLS__KIND_GRAPH, g);
+  return g->handle ? clsSuccess
+                   : cls__reason(clsErrorMemoryAllocation,
+                                 "the handle table is full");
 }
-clsError_t clsStreamIsCapturing(clsStream_t s, clsStreamCaptureStatus *st) {
-  (void)s, (void)st;
-  CLS__TODO();
+
+static void cls__node_free(cls__node *n) {
+  if (n->handle) cls__handle_retire(CLS__KIND_NODE, n->handle);
+  if (n->kind == CLS__NODE_KERNEL) cls__kargs_free(&n->u.k.args);
+  free(n->deps);
+  free(n);
 }
-clsError_t clsStreamGetCaptureInfo(clsStream_t s, clsStreamCaptureStatus *st,
-                                   unsigned long long *id) {
-  (void)s, (void)st, (void)id;
-  CLS__TODO();
+
+void cls__graph_free(cls__graph *g) {
+  if (g->handle) cls__handle_retire(CLS__KIND_GRAPH, g->handle);
+  for (size_t i = 0; i < g->n; ++i) cls__node_free(g->nodes[i]);
+  free(g->nodes);
+  pthread_mutex_destroy(&g->lock);
+  free(g);
 }
-clsError_t clsThreadExchangeStreamCaptureMode(clsStreamCaptureMode *mode) {
-  (void)mode;
-  CLS__TODO();
+
+clsError_t cls__graph_add(cls__graph *g, int kind, cls__node *const *deps,
+                          size_t ndeps, cls__node **out) {
+  if (g->n == g->cap) {
+    size_t cap = g->cap ? 2 * g->cap : 16;
+    cls__node **a = realloc(g->nodes, cap * sizeof *a);
+    if (!a) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+    g->nodes = a;
+    g->cap = cap;
+  }
+  cls__node *n = calloc(1, sizeof *n);
+  if (n && ndeps) n->deps = malloc(ndeps * sizeof *n->deps);
+  if (!n || (ndeps && !n->deps)) {
+    if (n) free(n);
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+  if (ndeps) memcpy(n->deps, deps, ndeps * sizeof *deps);
+  n->ndeps = ndeps;
+  n->g = g;
+  n->kind = kind;
+  n->index = g->n;
+  n->handle = cls__handle_new(CLS__KIND_NODE, n);
+  if (!n->handle) {
+    free(n->deps);
+    free(n);
+    return cls__reason(clsErrorMemoryAllocation, "the handle table is full");
+  }
+  g->nodes[g->n++] = n;
+  *out = n;
+  return clsSuccess;
 }
-clsError_t clsGraphCreate(clsGraph_t *g, unsigned flags) {
-  (void)g, (void)flags;
-  CLS__TODO();
+
+void cls__graph_drop_last(cls__graph *g) {
+  cls__node *n = g->nodes[--g->n];
+  n->kind = CLS__NODE_EMPTY; /* its fields are the caller's, freed */
+  cls__node_free(n);
 }
-clsError_t clsGraphDestroy(clsGraph_t g) {
-  (void)g;
-  CLS__TODO();
+
+/* ---- Kernel arguments ---------------------------------------------------- */
+
+void cls__kargs_free(cls__kargs *a) {
+  free(a->argv);
+  free(a->blob);
+  memset(a, 0, sizeof *a);
 }
-clsError_t clsGraphGetNodes(clsGraph_t g, clsGraphNode_t *n, size_t *c) {
-  (void)g, (void)n, (void)c;
-  CLS__TODO();
+
+clsError_t cls__kargs_copy(cls__bfunction *bf, void **args, cls__kargs *out) {
+  size_t n = 0, fixed[16], *sizes = fixed;
+  clsError_t e = cls__b_function_params(bf, &n, fixed, 16);
+  if (e != clsSuccess) return e;
+  if (n > 16) {
+    sizes = malloc(n * sizeof *sizes);
+    if (!sizes) return cls__reason(clsErrorMemoryAllocation, "out of memory");
+    e = cls__b_function_params(bf, &n, sizes, n);
+  }
+  memset(out, 0, sizeof *out);
+  if (e == clsSuccess && n && !args)
+    e = cls__reason(clsErrorInvalidValue,
+                    "the kernel has %zu parameters but args is NULL", n);
+  /* Each value at a 16-byte boundary, so that it is aligned for any
+   * parameter type. */
+  size_t total = 0;
+  for (size_t i = 0; e == clsSuccess && i < n; ++i) {
+    if (!args[i])
+      e = cls__reason(clsErrorInvalidValue, "args[%zu] is NULL", i);
+    total += (sizes[i] + 15) & ~(size_t)15;
+  }
+  if (e == clsSuccess && n) {
+    out->argv = malloc(n * sizeof *out->argv);
+    out->blob = malloc(total ? total : 1);
+    if (!out->argv || !out->blob)
+      e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+  size_t at = 0;
+  for (size_t i = 0; e == clsSuccess && i < n; ++i) {
+    memcpy(out->blob + at, args[i], sizes[i]);
+    out->argv[i] = out->blob + at;
+    at += (sizes[i] + 15) & ~(size_t)15;
+  }
+  out->n = n;
+  if (e != clsSuccess) cls__kargs_free(out);
+  if (sizes != fixed) free(sizes);
+  return e;
 }
-clsError_t clsGraphAddEmptyNode(clsGraphNode_t *n, clsGraph_t g,
-                                const clsGraphNode_t *d, size_t nd) {
-  (void)n, (void)g, (void)d, (void)nd;
-  CLS__TODO();
+
+/* ---- Graphs ---------------------------------------------------------------- */
+
+static cls__graph *cls__graph_lookup(clsGraph_t h) {
+  return cls__handle_get(CLS__KIND_GRAPH, (uintptr_t)h);
 }
-clsError_t clsGraphAddKernelNode(clsGraphNode_t *n, clsGraph_t g,
-                                 const clsGraphNode_t *d, size_t nd,
+
+#define CLS__BAD_GRAPH(h)                                                      \
+  cls__reason(clsErrorInvalidResourceHandle, "graph %p is not a live graph",   \
+              (void *)(h))
+
+clsError_t clsGraphCreate(clsGraph_t *out, unsigned flags) {
+  CLS__NOT_IN_HOST_FN();
+  if (!out) CLS__RETURN(cls__reason(clsErrorInvalidValue, "graph is NULL"));
+  if (flags)
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "flags must be 0, not 0x%x", flags));
+  cls__graph *g;
+  clsError_t e = cls__graph_new(&g);
+  if (e == clsSuccess && (e = cls__graph_publish(g)) != clsSuccess)
+    cls__graph_free(g);
+  if (e == clsSuccess) *out = (clsGraph_t)g->handle;
+  CLS__RETURN(e);
+}
+
+clsError_t clsGraphDestroy(clsGraph_t h) {
+  CLS__NOT_IN_HOST_FN();
+  cls__graph *g = cls__handle_retire(CLS__KIND_GRAPH, (uintptr_t)h);
+  if (!g) CLS__RETURN(CLS__BAD_GRAPH(h));
+  g->handle = 0;
+  cls__graph_free(g);
+  CLS__RETURN(clsSuccess);
+}
+
+clsError_t clsGraphGetNodes(clsGraph_t h, clsGraphNode_t *nodes,
+                            size_t *numNodes) {
+  CLS__NOT_IN_HOST_FN();
+  if (!numNodes)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "numNodes is NULL"));
+  cls__graph *g = cls__graph_lookup(h);
+  if (!g) CLS__RETURN(CLS__BAD_GRAPH(h));
+  pthread_mutex_lock(&g->lock);
+  if (nodes) {
+    size_t k = *numNodes < g->n ? *numNodes : g->n;
+    for (size_t i = 0; i < k; ++i)
+      nodes[i] = (clsGraphNode_t)g->nodes[i]->handle;
+    *numNodes = k;
+  } else {
+    *numNodes = g->n;
+  }
+  pthread_mutex_unlock(&g->lock);
+  CLS__RETURN(clsSuccess);
+}
+
+/* The nodes behind deps[0..n), all of g (ndeps checked against NULL). */
+static clsError_t cls__deps_resolve(cls__graph *g, const clsGraphNode_t *deps,
+                                    size_t n, cls__node **out) {
+  if (n && !deps)
+    return cls__reason(clsErrorInvalidValue, "deps is NULL with numDeps %zu",
+                       n);
+  for (size_t i = 0; i < n; ++i) {
+    cls__node *d = cls__handle_get(CLS__KIND_NODE, (uintptr_t)deps[i]);
+    if (!d || d->g != g)
+      return cls__reason(clsErrorInvalidValue,
+                         "deps[%zu] = %p is not a node of the graph", i,
+                         (void *)deps[i]);
+    for (size_t j = 0; j < i; ++j)
+      if (out[j] == d)
+        return cls__reason(clsErrorInvalidValue, "deps[%zu] repeats a node",
+                           i);
+    out[i] = d;
+  }
+  return clsSuccess;
+}
+
+/* What every clsGraphAdd*Node shares: checks, the graph's lock, the node.
+ * On success the lock is held and *node has its kind's fields to fill. */
+static clsError_t cls__add_begin(clsGraphNode_t *out, clsGraph_t h,
+                                 const clsGraphNode_t *deps, size_t ndeps,
+                                 int kind, cls__graph **gp, cls__node **node) {
+  if (!out) return cls__reason(clsErrorInvalidValue, "node is NULL");
+  cls__graph *g = cls__graph_lookup(h);
+  if (!g) return CLS__BAD_GRAPH(h);
+  cls__node *fixed[8], **d = fixed;
+  if (ndeps > 8 && !(d = malloc(ndeps * sizeof *d)))
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  pthread_mutex_lock(&g->lock);
+  clsError_t e = cls__deps_resolve(g, deps, ndeps, d);
+  if (e == clsSuccess) e = cls__graph_add(g, kind, d, ndeps, node);
+  if (d != fixed) free(d);
+  if (e != clsSuccess) {
+    pthread_mutex_unlock(&g->lock);
+    return e;
+  }
+  *gp = g;
+  return clsSuccess;
+}
+
+/* Ends a clsGraphAdd*Node: keeps the node on success, else drops it. */
+static clsError_t cls__add_end(cls__graph *g, cls__node *n, clsError_t e,
+                               clsGraphNode_t *out) {
+  if (e == clsSuccess)
+    *out = (clsGraphNode_t)n->handle;
+  else
+    cls__graph_drop_last(g);
+  pthread_mutex_unlock(&g->lock);
+  return e;
+}
+
+clsError_t clsGraphAddEmptyNode(clsGraphNode_t *node, clsGraph_t g,
+                                const clsGraphNode_t *deps, size_t numDeps) {
+  CLS__NOT_IN_HOST_FN();
+  cls__graph *gr;
+  cls__node *n;
+  clsError_t e =
+      cls__add_begin(node, g, deps, numDeps, CLS__NODE_EMPTY, &gr, &n);
+  if (e == clsSuccess) e = cls__add_end(gr, n, clsSuccess, node);
+  CLS__RETURN(e);
+}
+
+clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
+                                     cls__node *n) {
+  if (!p) return cls__reason(clsErrorInvalidValue, "params is NULL");
+  if (p->extra)
+    return cls__reason(clsErrorNotSupported, "params->extra must be NULL");
+  if (p->sharedMemBytes)
+    return cls__reason(clsErrorNotSupported,
+                       "dynamic shared memory is not supported; declare "
+                       "CLS_LOCAL arrays in the kernel");
+  clsError_t e = cls__current_device(dev);
+  if (e != clsSuccess) return e;
+  const cls__limits *lim = cls__device_limits(*dev);
+  const unsigned gd[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
+  const unsigned bd[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
+  unsigned long long threads = 1;
+  for (int i = 0; i < 3; ++i) {
+    if (!gd[i] || !bd[i] || (lim->max_grid[i] > 0 &&
+                             gd[i] > (unsigned)lim->max_grid[i]) ||
+        (lim->max_threads_dim[i] > 0 &&
+         bd[i] > (unsigned)lim->max_threads_dim[i]))
+      return cls__reason(clsErrorInvalidValue,
+                         "grid (%u, %u, %u) or block (%u, %u, %u) is empty "
+                         "or past the device's limits",
+                         gd[0], gd[1], gd[2], bd[0], bd[1], bd[2]);
+    threads *= bd[i];
+  }
+  if (threads > (unsigned long long)lim->max_threads_per_block)
+    return cls__reason(clsErrorInvalidValue,
+                       "block of %llu threads exceeds maxThreadsPerBlock %d",
+                       threads, lim->max_threads_per_block);
+  cls__bfunction *bf;
+  e = cls__function_get(p->func, *dev, &bf);
+  if (e != clsSuccess) return e;
+  cls__kargs a;
+  e = cls__kargs_copy(bf, p->kernelParams, &a);
+  if (e != clsSuccess) return e;
+  n->u.k.fn = (uintptr_t)p->func;
+  n->u.k.bf = bf;
+  n->u.k.grid = p->gridDim;
+  n->u.k.block = p->blockDim;
+  n->u.k.args = a;
+  return clsSuccess;
+}
+
+clsError_t clsGraphAddKernelNode(clsGraphNode_t *node, clsGraph_t g,
+                                 const clsGraphNode_t *deps, size_t numDeps,
                                  const clsKernelNodeParams *p) {
-  (void)n, (void)g, (void)d, (void)nd, (void)p;
-  CLS__TODO();
+  CLS__NOT_IN_HOST_FN();
+  cls__graph *gr;
+  cls__node *n;
+  clsError_t e =
+      cls__add_begin(node, g, deps, numDeps, CLS__NODE_EMPTY, &gr, &n);
+  if (e != clsSuccess) CLS__RETURN(e);
+  int dev = -1;
+  e = cls__kernel_node_params(p, &dev, n);
+  if (e == clsSuccess && gr->dev >= 0 && gr->dev != dev)
+    e = cls__reason(clsErrorInvalidValue,
+                    "the graph's nodes are on device %d, not %d", gr->dev,
+                    dev);
+  if (e == clsSuccess) {
+    n->kind = CLS__NODE_KERNEL;
+    gr->dev = dev;
+  } else if (n->u.k.args.blob || n->u.k.args.argv) {
+    cls__kargs_free(&n->u.k.args);
+  }
+  CLS__RETURN(cls__add_end(gr, n, e, node));
 }
-clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *n, clsGraph_t g,
-                                   const clsGraphNode_t *d, size_t nd,
+
+/* Whether p lies in device memory of a known allocation with n bytes
+ * from it, for hand-built copy and memset nodes. */
+static int cls__dev_range(const void *p, size_t n) {
+  void *base;
+  size_t size;
+  int kind = cls__mem_lookup(p, &base, &size, NULL);
+  return kind != CLS__MEM_NONE &&
+         n <= size - (size_t)((const char *)p - (const char *)base);
+}
+
+clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *node, clsGraph_t g,
+                                   const clsGraphNode_t *deps, size_t numDeps,
                                    void *dst, const void *src, size_t count,
                                    clsMemcpyKind kind) {
-  (void)n, (void)g, (void)d, (void)nd, (void)dst, (void)src, (void)count;
-  (void)kind;
-  CLS__TODO();
+  CLS__NOT_IN_HOST_FN();
+  if ((unsigned)kind > clsMemcpyDefault)
+    CLS__RETURN(cls__reason(clsErrorInvalidMemcpyDirection,
+                            "kind %d is not a clsMemcpyKind", (int)kind));
+  if (!dst || !src)
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "%s is NULL", dst ? "src" : "dst"));
+  /* A node's sides must be device or pinned memory (CUDA's graph copies
+   * reach host memory only through page-locked memory). */
+  if (!cls__dev_range(dst, count) || !cls__dev_range(src, count))
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "a copy node's %s is not %zu bytes of device or "
+                            "pinned host memory",
+                            cls__dev_range(dst, count) ? "src" : "dst",
+                            count));
+  int dk = cls__mem_lookup(dst, NULL, NULL, NULL);
+  int sk = cls__mem_lookup(src, NULL, NULL, NULL);
+  if (kind == clsMemcpyDefault)
+    kind = (clsMemcpyKind)((CLS__MEM_ON_DEVICE(sk) ? 2 : 0) |
+                           (CLS__MEM_ON_DEVICE(dk) ? 1 : 0));
+  cls__graph *gr;
+  cls__node *n;
+  clsError_t e = cls__add_begin(node, g, deps, numDeps, CLS__NODE_COPY, &gr, &n);
+  if (e != clsSuccess) CLS__RETURN(e);
+  n->u.c.dst = dst;
+  n->u.c.src = src;
+  n->u.c.n = count;
+  n->u.c.kind = kind;
+  n->u.c.mode = CLS__COPY_ASYNC;
+  CLS__RETURN(cls__add_end(gr, n, clsSuccess, node));
 }
-clsError_t clsGraphAddMemsetNode(clsGraphNode_t *n, clsGraph_t g,
-                                 const clsGraphNode_t *d, size_t nd,
+
+clsError_t clsGraphAddMemsetNode(clsGraphNode_t *node, clsGraph_t g,
+                                 const clsGraphNode_t *deps, size_t numDeps,
                                  const clsMemsetParams *p) {
-  (void)n, (void)g, (void)d, (void)nd, (void)p;
-  CLS__TODO();
+  CLS__NOT_IN_HOST_FN();
+  if (!p) CLS__RETURN(cls__reason(clsErrorInvalidValue, "params is NULL"));
+  unsigned es = p->elementSize;
+  if (es != 1 && es != 2 && es != 4)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "elementSize %u is not 1, 2 or 4", es));
+  /* The backends fill bytes: a wider element must repeat one byte. */
+  unsigned char b0 = (unsigned char)p->value;
+  for (unsigned i = 1; i < es; ++i)
+    if ((unsigned char)(p->value >> (8 * i)) != b0)
+      CLS__RETURN(cls__reason(clsErrorNotSupported,
+                              "a memset node of %u-byte elements must "
+                              "repeat one byte (value 0x%x)",
+                              es, p->value));
+  size_t row = p->width * es, rows = p->height;
+  if (!p->dst || !row || !rows || (rows > 1 && p->pitch < row) ||
+      !cls__dev_range(p->dst, (rows - 1) * p->pitch + row))
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "memset node: dst %p, %zu rows of %zu bytes, "
+                            "pitch %zu do not lie in one allocation",
+                            p->dst, rows, row, p->pitch));
+  cls__graph *gr;
+  cls__node *n;
+  clsError_t e = cls__add_begin(node, g, deps, numDeps, CLS__NODE_SET, &gr, &n);
+  if (e != clsSuccess) CLS__RETURN(e);
+  n->u.m.dst = p->dst;
+  n->u.m.value = b0;
+  n->u.m.n = row;
+  n->u.m.pitch = rows > 1 ? p->pitch : row;
+  n->u.m.rows = rows;
+  CLS__RETURN(cls__add_end(gr, n, clsSuccess, node));
 }
-clsError_t clsGraphAddHostNode(clsGraphNode_t *n, clsGraph_t g,
-                               const clsGraphNode_t *d, size_t nd,
+
+clsError_t clsGraphAddHostNode(clsGraphNode_t *node, clsGraph_t g,
+                               const clsGraphNode_t *deps, size_t numDeps,
                                const clsHostNodeParams *p) {
-  (void)n, (void)g, (void)d, (void)nd, (void)p;
-  CLS__TODO();
+  CLS__NOT_IN_HOST_FN();
+  if (!p || !p->fn)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "params%s is NULL",
+                            p ? "->fn" : ""));
+  cls__graph *gr;
+  cls__node *n;
+  clsError_t e = cls__add_begin(node, g, deps, numDeps, CLS__NODE_HOST, &gr, &n);
+  if (e != clsSuccess) CLS__RETURN(e);
+  n->u.h.fn = p->fn;
+  n->u.h.user = p->userData;
+  CLS__RETURN(cls__add_end(gr, n, clsSuccess, node));
 }
-clsError_t clsGraphAddDependencies(clsGraph_t g, const clsGraphNode_t *from,
+
+/* Whether `from` is `to` or runs after it (a new edge to -> from would
+ * close a cycle).  Iterative, over the dependency lists. */
+static int cls__reaches_node(cls__graph *g, cls__node *from, cls__node *to) {
+  unsigned char *seen = calloc(g->n, 1);
+  cls__node **stack = malloc((g->n + 1) * sizeof *stack);
+  int found = 0;
+  size_t top = 0;
+  if (!seen || !stack) {
+    found = 1; /* refuse rather than risk a cycle */
+    goto out;
+  }
+  stack[top++] = from;
+  while (top && !found) {
+    cls__node *n = stack[--top];
+    if (n == to) found = 1;
+    for (size_t i = 0; i < n->ndeps && !found; ++i)
+      if (!seen[n->deps[i]->index]) {
+        seen[n->deps[i]->index] = 1;
+        stack[top++] = n->deps[i];
+      }
+  }
+out:
+  free(seen);
+  free(stack);
+  return found;
+}
+
+clsError_t clsGraphAddDependencies(clsGraph_t h, const clsGraphNode_t *from,
                                    const clsGraphNode_t *to, size_t n) {
-  (void)g, (void)from, (void)to, (void)n;
-  CLS__TODO();
-}
-clsError_t clsGraphInstantiate(clsGraphExec_t *x, clsGraph_t g,
-                               unsigned long long flags) {
-  (void)x, (void)g, (void)flags;
-  CLS__TODO();
-}
-clsError_t clsGraphLaunch(clsGraphExec_t x, clsStream_t s) {
-  (void)x, (void)s;
-  CLS__TODO();
-}
-clsError_t clsGraphUpload(clsGraphExec_t x, clsStream_t s) {
-  (void)x, (void)s;
-  CLS__TODO();
-}
-clsError_t clsGraphExecDestroy(clsGraphExec_t x) {
-  (void)x;
-  CLS__TODO();
-}
-clsError_t clsGraphExecKernelNodeSetParams(clsGraphExec_t x, clsGraphNode_t n,
-                                           const clsKernelNodeParams *p) {
-  (void)x, (void)n, (void)p;
-  CLS__TODO();
+  CLS__NOT_IN_HOST_FN();
+  cls__graph *g = cls__graph_lookup(h);
+  if (!g) CLS__RETURN(CLS__BAD_GRAPH(h));
+  if (n && (!from || !to))
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "%s is NULL",
+                            from ? "to" : "from"));
+  clsError_t e = clsSuccess;
+  pthread_mutex_lock(&g->lock);
+  for (size_t i = 0; i < n && e == clsSuccess; ++i) {
+    cls__node *a = cls__handle_get(CLS__KIND_NODE, (uintptr_t)from[i]);
+    cls__node *b = cls__handle_get(CLS__KIND_NODE, (uintptr_t)to[i]);
+    if (!a || !b || a->g != g || b->g != g) {
+      e = cls__reason(clsErrorInvalidValue,
+                      "edge %zu: a node is not a node of the graph", i);
+      break;
+    }
+    int dup = 0;
+    for (size_t j = 0; j < b->ndeps; ++j) dup |= b->deps[j] == a;
+    if (dup) {
+      e = cls__reason(clsErrorInvalidValue, "edge %zu is already there", i);
+    } else if (cls__reaches_node(g, a, b)) {
+      e = cls__reason(clsErrorInvalidValue, "edge %zu would close a cycle", i);
+    } else {
+      cls__node **d = realloc(b->deps, (b->ndeps + 1) * sizeof *d);
+      if (!d) {
+        e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+      } else {
+        d[b->ndeps++] = a;
+        b->deps = d;
+      }
+    }
+  }
+  pthread_mutex_unlock(&g->lock);
+  CLS__RETURN(e);
 }

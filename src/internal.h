@@ -28,7 +28,11 @@ enum cls__kind {
   CLS__KIND_STREAM = 1,
   CLS__KIND_EVENT = 2,
   CLS__KIND_MODULE = 3,
-  CLS__KIND_FUNCTION = 4
+  CLS__KIND_FUNCTION = 4,
+  /* Graphs (graph.h). */
+  CLS__KIND_GRAPH = 5,
+  CLS__KIND_EXEC = 6,
+  CLS__KIND_NODE = 7
 };
 /* Registers obj; returns its handle, or 0 when the table is full. */
 uintptr_t cls__handle_new(enum cls__kind kind, void *obj);

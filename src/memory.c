@@ -2,6 +2,7 @@
  * is memtab.c). */
 #include "internal.h"
 #include "device.h"
+#include "graph.h"
 #include "stream.h"
 
 /* ---- Allocation ------------------------------------------------------- */
@@ -84,21 +85,25 @@ static clsError_t cls__free_common(void *p, int kind) {
 
 clsError_t clsMalloc(void **devPtr, size_t size) {
   CLS__NOT_IN_HOST_FN();
+  if (CLS__CAPTURING()) CLS__CAP_UNSAFE("clsMalloc");
   CLS__RETURN(cls__alloc_common(devPtr, size, CLS__MEM_DEVICE));
 }
 
 clsError_t clsFree(void *devPtr) {
   CLS__NOT_IN_HOST_FN();
+  if (CLS__CAPTURING()) CLS__CAP_UNSAFE("clsFree");
   CLS__RETURN(cls__free_common(devPtr, CLS__MEM_DEVICE));
 }
 
 clsError_t clsMallocHost(void **ptr, size_t size) {
   CLS__NOT_IN_HOST_FN();
+  if (CLS__CAPTURING()) CLS__CAP_UNSAFE("clsMallocHost");
   CLS__RETURN(cls__alloc_common(ptr, size, CLS__MEM_HOST));
 }
 
 clsError_t clsFreeHost(void *ptr) {
   CLS__NOT_IN_HOST_FN();
+  if (CLS__CAPTURING()) CLS__CAP_UNSAFE("clsFreeHost");
   CLS__RETURN(cls__free_common(ptr, CLS__MEM_HOST));
 }
 
@@ -229,8 +234,12 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
    * platform's) is staged through the host, as CUDA's copy would work. */
   int ddev = CLS__MEM_ON_DEVICE(dw.kind) ? dw.dev : -1;
   int sdev = CLS__MEM_ON_DEVICE(sw.kind) ? sw.dev : -1;
-  if ((ddev >= 0 && !cls__reaches(ddev, dev)) ||
-      (sdev >= 0 && !cls__reaches(sdev, dev)))
+  int across = (ddev >= 0 && !cls__reaches(ddev, dev)) ||
+               (sdev >= 0 && !cls__reaches(sdev, dev));
+  if (CLS__CAPTURING() &&
+      cls__cap_copy(sh, s, dst, src, n, k, mode, across, &e))
+    return e;
+  if (across)
     return cls__b_memcpy_across(s, dst, ddev, src, sdev, n, mode);
   return cls__b_memcpy(s, dst, src, n, k, mode);
 }
@@ -268,6 +277,7 @@ static clsError_t cls__set(void *p, int value, size_t n, clsStream_t sh,
     mode = (host_sees ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC) |
            CLS__COPY_SYNC_CALL;
   }
+  if (CLS__CAPTURING() && cls__cap_set(sh, s, p, value, n, &e)) return e;
   return cls__b_memset(s, p, value, n, mode);
 }
 

@@ -14,6 +14,7 @@
  * one atomic load on the launch path once built.
  */
 #include "internal.h"
+#include "graph.h"
 #include "device.h"
 #include "stream.h"
 
@@ -423,5 +424,19 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
   if (CLS__UNLIKELY(!bf) &&
       (err = cls__function_on(fn, sdev, &bf)) != clsSuccess)
     CLS__RETURN(err);
+  if (CLS__CAPTURING() &&
+      cls__cap_kernel(s, bs, f, bf, grid, block, args, &err))
+    CLS__RETURN(err);
   CLS__RETURN(cls__b_launch(bf, grid, block, args, sharedMem, bs));
+}
+
+/* ---- Graphs: kernel nodes (graph.h) -------------------------------------- */
+
+clsError_t cls__function_get(clsFunction_t f, int dev, cls__bfunction **bf) {
+  cls__function *fn = cls__handle_get(CLS__KIND_FUNCTION, (uintptr_t)f);
+  if (!fn)
+    return cls__reason(clsErrorInvalidResourceHandle,
+                       "function %p is not a live function", (void *)f);
+  *bf = atomic_load_explicit(&fn->b[dev], memory_order_acquire);
+  return *bf ? clsSuccess : cls__function_on(fn, dev, bf);
 }

@@ -1,6 +1,7 @@
 /* Stream-ordered allocation (clsMallocAsync, clsFreeAsync): the front
  * validates and keeps the allocation table; the backend owns the pool (on
  * the CUDA build, the runtime's default memory pool). */
+#include "graph.h"
 #include "internal.h"
 #include "stream.h"
 
@@ -11,6 +12,8 @@ clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s) {
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(s, &dev, &b, NULL, NULL);
   if (e != clsSuccess) CLS__RETURN(e);
+  if (CLS__CAPTURING() && cls__cap_refuse(s, b, "clsMallocAsync", &e))
+    CLS__RETURN(e);
   if (size == 0) {
     *devPtr = NULL;
     CLS__RETURN(clsSuccess);
@@ -35,6 +38,8 @@ clsError_t clsFreeAsync(void *devPtr, clsStream_t s) {
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(s, &dev, &b, NULL, NULL);
   if (e != clsSuccess) CLS__RETURN(e);
+  if (CLS__CAPTURING() && cls__cap_refuse(s, b, "clsFreeAsync", &e))
+    CLS__RETURN(e);
   int adev;
   size_t size;
   int kind = cls__mem_remove(

@@ -2,6 +2,7 @@
 #include "stream.h"
 
 #include "device.h"
+#include "graph.h"
 #include "internal.h"
 
 #include <pthread.h>
@@ -93,6 +94,7 @@ clsError_t clsStreamDestroy(clsStream_t h) {
   if (!s)
     CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
                             "stream %p is not a live stream", (void *)h));
+  if (CLS__CAPTURING()) cls__cap_stream_gone(s->b);
   cls__b_stream_destroy(s->b);
   free(s);
   CLS__RETURN(clsSuccess);
@@ -103,6 +105,9 @@ clsError_t clsStreamSynchronize(clsStream_t h) {
   int dev;
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
+  if (e == clsSuccess && CLS__CAPTURING() &&
+      cls__cap_refuse(h, b, "clsStreamSynchronize", &e))
+    CLS__RETURN(e);
   if (e == clsSuccess) e = cls__b_stream_sync(b);
   CLS__RETURN(e);
 }
@@ -112,6 +117,9 @@ clsError_t clsStreamQuery(clsStream_t h) {
   int dev;
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
+  if (e == clsSuccess && CLS__CAPTURING() &&
+      cls__cap_refuse(h, b, "clsStreamQuery", &e))
+    CLS__RETURN(e);
   if (e == clsSuccess) e = cls__b_stream_query(b);
   CLS__RETURN(e);
 }
@@ -253,6 +261,13 @@ static clsError_t cls__host_job_enqueue(clsStream_t h, clsHostFn_t fn,
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(h, &dev, &b, NULL, NULL);
   if (e != clsSuccess) return e;
+  if (CLS__CAPTURING() && cls__cap_host(h, b, fn, cb, user, &e)) return e;
+  return cls__host_job_issue(b, h, fn, cb, user);
+}
+
+clsError_t cls__host_job_issue(cls__bstream *b, clsStream_t h, clsHostFn_t fn,
+                               clsStreamCallback_t cb, void *user) {
+  clsError_t e;
   /* A host function with no record where the backend can take it so: on
    * the CUDA build the record alone, written here and read and handed
    * back on the runtime's callback thread, made the round trip slower

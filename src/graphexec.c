@@ -1,0 +1,311 @@
+/* Executable graphs: instantiate, launch, upload, destroy and kernel node
+ * updates.
+ *
+ * An exec is a copy of its graph's nodes in a topological order (the
+ * graph may be destroyed or changed afterwards), each node ready to issue
+ * with no checks left: kernel arguments copied, functions resolved to the
+ * device's backend function, copy directions and modes decided.  A launch
+ * issues them in that order onto the launch stream: the stream is in
+ * order, so every dependency holds without a wait or a barrier, and an
+ * event recorded after the launch completes after the whole graph.
+ *
+ * Two launches of one exec never interleave: each launch ends with an
+ * untimed record of the exec's own event, and a launch on another stream
+ * than the previous one first waits for that record.  Launches are issued
+ * under the exec's lock, so a launch and a kernel node update on another
+ * thread do not tear a node's arguments.
+ *
+ * What an exec keeps alive: nothing of the streams and events its graph
+ * was captured from (captured records and waits make no nodes), so those
+ * may be destroyed at any time.  Kernel nodes name their function: a
+ * launch checks that every kernel node's function is still live (its
+ * module loaded) before it issues anything, and refuses with
+ * clsErrorInvalidResourceHandle where one is not; launches already
+ * issued run to the end, as launches of an unloaded module do. */
+#include "graph.h"
+
+#include "device.h"
+#include "stream.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct cls__exec {
+  unsigned long long gid; /* the graph it was made from */
+  int dev;                /* -1: no node needs a device */
+  size_t n;
+  cls__node *nodes; /* copies, in launch order */
+  size_t gn;
+  size_t *pos;          /* graph index -> launch position */
+  pthread_mutex_t lock; /* launches and kernel node updates */
+  cls__bevent *be;      /* the exec's event: its last launch's end */
+  cls__btoken *last;
+  cls__bstream *last_s;
+} cls__exec;
+
+static void cls__exec_free(cls__exec *x) {
+  for (size_t i = 0; i < x->n; ++i)
+    if (x->nodes[i].kind == CLS__NODE_KERNEL)
+      cls__kargs_free(&x->nodes[i].u.k.args);
+  free(x->nodes);
+  free(x->pos);
+  cls__b_token_release(x->last);
+  if (x->be) cls__b_event_destroy(x->be);
+  pthread_mutex_destroy(&x->lock);
+  free(x);
+}
+
+/* Orders g's nodes so that each comes after its dependencies (Kahn's
+ * algorithm, ties in the order the nodes were added): order[i] is a graph
+ * index. */
+static clsError_t cls__topo(const cls__graph *g, size_t *order) {
+  size_t n = g->n, *indeg = calloc(n + 1, sizeof *indeg);
+  size_t *first = calloc(n + 1, sizeof *first), nedges = 0;
+  for (size_t i = 0; i < n; ++i) nedges += g->nodes[i]->ndeps;
+  size_t *succ = malloc((nedges + 1) * sizeof *succ);
+  clsError_t e = clsSuccess;
+  if (!indeg || !first || !succ) {
+    e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+    goto out;
+  }
+  /* Successor lists in one array: first[d] .. first[d+1] for node d. */
+  for (size_t i = 0; i < n; ++i) {
+    indeg[i] = g->nodes[i]->ndeps;
+    for (size_t j = 0; j < g->nodes[i]->ndeps; ++j)
+      first[g->nodes[i]->deps[j]->index]++;
+  }
+  size_t at = 0;
+  for (size_t d = 0; d <= n; ++d) {
+    size_t c = first[d];
+    first[d] = at;
+    at += c;
+  }
+  size_t *fill = calloc(n + 1, sizeof *fill);
+  if (!fill) {
+    e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+    goto out;
+  }
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < g->nodes[i]->ndeps; ++j) {
+      size_t d = g->nodes[i]->deps[j]->index;
+      succ[first[d] + fill[d]++] = i;
+    }
+  free(fill);
+  size_t head = 0, tail = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!indeg[i]) order[tail++] = i;
+  while (head < tail) {
+    size_t v = order[head++];
+    for (size_t k = first[v]; k < first[v + 1]; ++k)
+      if (--indeg[succ[k]] == 0) order[tail++] = succ[k];
+  }
+  if (tail != n)
+    e = cls__reason(clsErrorInvalidValue, "the graph has a cycle");
+out:
+  free(indeg);
+  free(first);
+  free(succ);
+  return e;
+}
+
+/* Copies node `src` into `dst` for the exec (arguments deep-copied). */
+static clsError_t cls__node_copy(cls__node *dst, const cls__node *src) {
+  *dst = *src;
+  dst->handle = 0;
+  dst->deps = NULL;
+  dst->ndeps = 0;
+  dst->g = NULL;
+  if (src->kind != CLS__NODE_KERNEL) return clsSuccess;
+  memset(&dst->u.k.args, 0, sizeof dst->u.k.args);
+  return cls__kargs_copy(src->u.k.bf, src->u.k.args.argv, &dst->u.k.args);
+}
+
+static clsError_t cls__instantiate(clsGraphExec_t *out, cls__graph *g) {
+  cls__exec *x = calloc(1, sizeof *x);
+  if (!x) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  pthread_mutex_init(&x->lock, NULL);
+  clsError_t e = clsSuccess;
+  size_t *order = NULL;
+  pthread_mutex_lock(&g->lock);
+  x->gid = g->gid;
+  x->dev = g->dev;
+  x->gn = g->n;
+  x->nodes = calloc(g->n + 1, sizeof *x->nodes);
+  x->pos = calloc(g->n + 1, sizeof *x->pos);
+  order = malloc((g->n + 1) * sizeof *order);
+  if (!x->nodes || !x->pos || !order)
+    e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  if (e == clsSuccess) e = cls__topo(g, order);
+  for (size_t i = 0; e == clsSuccess && i < g->n; ++i) {
+    e = cls__node_copy(&x->nodes[i], g->nodes[order[i]]);
+    x->pos[order[i]] = i;
+    x->n = i + 1;
+  }
+  pthread_mutex_unlock(&g->lock);
+  free(order);
+  if (e == clsSuccess && x->dev < 0) e = cls__current_device(&x->dev);
+  if (e == clsSuccess)
+    e = cls__b_event_create(x->dev, clsEventDisableTiming, &x->be);
+  uintptr_t h = 0;
+  if (e == clsSuccess && !(h = cls__handle_new(CLS__KIND_EXEC, x)))
+    e = cls__reason(clsErrorMemoryAllocation, "the handle table is full");
+  if (e != clsSuccess) {
+    cls__exec_free(x);
+    return e;
+  }
+  *out = (clsGraphExec_t)h;
+  return clsSuccess;
+}
+
+clsError_t clsGraphInstantiate(clsGraphExec_t *exec, clsGraph_t g,
+                               unsigned long long flags) {
+  CLS__NOT_IN_HOST_FN();
+  if (!exec) CLS__RETURN(cls__reason(clsErrorInvalidValue, "exec is NULL"));
+  if (!g) CLS__RETURN(cls__reason(clsErrorInvalidValue, "graph is NULL"));
+  if (flags)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "flags must be 0, not 0x%llx",
+                            flags));
+  cls__graph *gr = cls__handle_get(CLS__KIND_GRAPH, (uintptr_t)g);
+  if (!gr)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "graph %p is not a live graph", (void *)g));
+  CLS__RETURN(cls__instantiate(exec, gr));
+}
+
+clsError_t cls__node_issue(const cls__node *n, cls__bstream *b) {
+  switch (n->kind) {
+  case CLS__NODE_KERNEL:
+    return cls__b_launch(n->u.k.bf, n->u.k.grid, n->u.k.block,
+                         n->u.k.args.argv, 0, b);
+  case CLS__NODE_COPY:
+    return cls__b_memcpy(b, n->u.c.dst, n->u.c.src, n->u.c.n, n->u.c.kind,
+                         n->u.c.mode);
+  case CLS__NODE_SET:
+    for (size_t r = 0; r < n->u.m.rows; ++r) {
+      clsError_t e = cls__b_memset(b, (char *)n->u.m.dst + r * n->u.m.pitch,
+                                   n->u.m.value, n->u.m.n, CLS__COPY_ASYNC);
+      if (e != clsSuccess) return e;
+    }
+    return clsSuccess;
+  case CLS__NODE_HOST:
+    return cls__host_job_issue(b, n->u.h.stream, n->u.h.fn, n->u.h.cb,
+                               n->u.h.user);
+  default:
+    return clsSuccess;
+  }
+}
+
+/* The exec and stream of a launch or upload, checked. */
+static clsError_t cls__exec_target(clsGraphExec_t h, clsStream_t s,
+                                   const char *what, cls__exec **xp,
+                                   cls__bstream **bp) {
+  if (!h) return cls__reason(clsErrorInvalidValue, "exec is NULL");
+  cls__exec *x = cls__handle_get(CLS__KIND_EXEC, (uintptr_t)h);
+  if (!x)
+    return cls__reason(clsErrorInvalidResourceHandle,
+                       "exec %p is not a live executable graph", (void *)h);
+  int dev;
+  cls__bstream *b;
+  clsError_t e = cls__stream_resolve(s, &dev, &b, NULL, NULL);
+  if (e != clsSuccess) return e;
+  if (CLS__CAPTURING() && cls__cap_refuse(s, b, what, &e)) return e;
+  if (dev != x->dev)
+    return cls__reason(clsErrorInvalidValue,
+                       "the exec's nodes are on device %d, the stream on %d",
+                       x->dev, dev);
+  for (size_t i = 0; i < x->n; ++i)
+    if (x->nodes[i].kind == CLS__NODE_KERNEL &&
+        !cls__handle_get(CLS__KIND_FUNCTION, x->nodes[i].u.k.fn))
+      return cls__reason(clsErrorInvalidResourceHandle,
+                         "kernel node %zu's function is no longer live (its "
+                         "module was unloaded)",
+                         i);
+  *xp = x;
+  *bp = b;
+  return clsSuccess;
+}
+
+clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
+  CLS__NOT_IN_HOST_FN();
+  cls__exec *x;
+  cls__bstream *b;
+  clsError_t e = cls__exec_target(h, s, "clsGraphLaunch", &x, &b);
+  if (e != clsSuccess) CLS__RETURN(e);
+  pthread_mutex_lock(&x->lock);
+  /* After the exec's previous launch, wherever it was issued. */
+  if (x->last && x->last_s != b) e = cls__b_stream_wait_token(b, x->last);
+  for (size_t i = 0; e == clsSuccess && i < x->n; ++i)
+    e = cls__node_issue(&x->nodes[i], b);
+  cls__btoken *t = NULL;
+  int complete = 0;
+  clsError_t r = cls__b_record(x->be, b, clsEventDisableTiming, &t, &complete);
+  if (r == clsSuccess) {
+    cls__b_token_release(x->last);
+    x->last = t;
+    x->last_s = b;
+  }
+  pthread_mutex_unlock(&x->lock);
+  CLS__RETURN(e != clsSuccess ? e : r);
+}
+
+clsError_t clsGraphUpload(clsGraphExec_t h, clsStream_t s) {
+  CLS__NOT_IN_HOST_FN();
+  cls__exec *x;
+  cls__bstream *b;
+  /* The exec is ready to issue from its instantiation: nothing is left to
+   * prepare. */
+  CLS__RETURN(cls__exec_target(h, s, "clsGraphUpload", &x, &b));
+}
+
+clsError_t clsGraphExecDestroy(clsGraphExec_t h) {
+  CLS__NOT_IN_HOST_FN();
+  cls__exec *x = cls__handle_retire(CLS__KIND_EXEC, (uintptr_t)h);
+  if (!x)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "exec %p is not a live executable graph",
+                            (void *)h));
+  /* A launch on another thread that found the handle before the retire
+   * holds the lock until its commands are issued. */
+  pthread_mutex_lock(&x->lock);
+  pthread_mutex_unlock(&x->lock);
+  cls__exec_free(x);
+  CLS__RETURN(clsSuccess);
+}
+
+clsError_t clsGraphExecKernelNodeSetParams(clsGraphExec_t h,
+                                           clsGraphNode_t node,
+                                           const clsKernelNodeParams *p) {
+  CLS__NOT_IN_HOST_FN();
+  cls__exec *x = cls__handle_get(CLS__KIND_EXEC, (uintptr_t)h);
+  if (!x)
+    CLS__RETURN(cls__reason(clsErrorInvalidResourceHandle,
+                            "exec %p is not a live executable graph",
+                            (void *)h));
+  cls__node *gn = cls__handle_get(CLS__KIND_NODE, (uintptr_t)node);
+  if (!gn || gn->g->gid != x->gid || gn->index >= x->gn)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "node %p is not a node of the graph the exec was "
+                            "made from",
+                            (void *)node));
+  cls__node *xn = &x->nodes[x->pos[gn->index]];
+  if (xn->kind != CLS__NODE_KERNEL)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue, "the node is no kernel"));
+  cls__node fresh;
+  memset(&fresh, 0, sizeof fresh);
+  int dev;
+  clsError_t e = cls__kernel_node_params(p, &dev, &fresh);
+  if (e == clsSuccess && (fresh.u.k.fn != xn->u.k.fn || dev != x->dev)) {
+    cls__kargs_free(&fresh.u.k.args);
+    e = cls__reason(clsErrorInvalidValue,
+                    "a kernel node's function and device cannot change");
+  }
+  if (e != clsSuccess) CLS__RETURN(e);
+  pthread_mutex_lock(&x->lock);
+  cls__kargs old = xn->u.k.args;
+  xn->u.k.grid = fresh.u.k.grid;
+  xn->u.k.block = fresh.u.k.block;
+  xn->u.k.args = fresh.u.k.args;
+  pthread_mutex_unlock(&x->lock);
+  cls__kargs_free(&old);
+  CLS__RETURN(clsSuccess);
+}
