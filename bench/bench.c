@@ -120,11 +120,11 @@ static const scenario SCEN[SC_COUNT] = {
                      "graph replay, plain the same launches through "
                      "clstream, raw event-less enqueues of prepared kernels "
                      "(OpenCL) or a CUDA graph replay",
-                     10, 20000, 3000, 50},
-    [SC_GRAPH_100] = {"graph_100", "the same with 100 kernels", 100, 5000, 1000,
-                      20},
-    [SC_GRAPH_1000] = {"graph_1000", "the same with 1000 kernels", 1000, 1000,
-                       150, 5},
+                     10, 50000, 10000, 50},
+    [SC_GRAPH_100] = {"graph_100", "the same with 100 kernels", 100, 15000,
+                      3000, 20},
+    [SC_GRAPH_1000] = {"graph_1000", "the same with 1000 kernels", 1000, 2000,
+                       400, 5},
 };
 
 /* ---- small helpers ------------------------------------------------------ */

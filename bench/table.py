@@ -101,19 +101,14 @@ def graph_table(runs):
     out = [row(["ns per kernel"] + [n for n, _ in runs]),
            "|---|" + "---:|" * len(runs)]
     for name in names:
-        cells, ratios = [], []
+        cells = []
         for b in by_run:
             s = b.get(name, {})
-            if "plain" not in s:
-                cells.append("")
-                ratios.append("")
-                continue
-            cells.append("%.0f / %.0f / %.0f" % (
-                s["ours"]["median"], s["plain"]["median"], s["raw"]["median"]))
-            ratios.append("%.3f" % s["ratio_plain"] + ("*" if s.get("capped")
-                                                      else ""))
-        out.append(row([name + ": graph / plain / raw"] + cells))
-        out.append(row([name + ": graph over plain"] + ratios))
+            cells.append("%.0f / %.0f / %.0f (%.3f%s)" % (
+                s["ours"]["median"], s["plain"]["median"], s["raw"]["median"],
+                s["ratio_plain"], "*" if s.get("capped") else "")
+                if "plain" in s else "")
+        out.append(row([name] + cells))
     return out
 
 
@@ -158,9 +153,9 @@ def tables(runs):
     lines += ratio_table(runs)
     graphs = graph_table(runs)
     if graphs:
-        lines += ["", "Graph rows, medians in ns per kernel (graph replay / "
-                  "plain launches through clstream / raw), and graph over "
-                  "plain:", ""]
+        lines += ["", "Graph rows, medians in ns per kernel: graph replay / "
+                  "plain launches through clstream / raw (graph over plain):",
+                  ""]
         lines += graphs
     lines += ["", "The targets, as each run's JSON judged them:", ""]
     lines += targets_table(runs)
