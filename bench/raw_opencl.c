@@ -135,7 +135,14 @@ int raw_open(const char *device, const char *platform, int nth,
   k_fill = clCreateKernel(prog, "fill", &e);
   k_spin = clCreateKernel(prog, "spin", &e);
   const char *mem = getenv("CLSTREAM_MEMORY");
+  cl_device_svm_capabilities svm = 0;
   use_buffers = mem && !strcmp(mem, "buffers");
+  /* A device without coarse-grained SVM (rusticl): buffers, as clstream
+   * takes them there. */
+  if (clGetDeviceInfo(dev, CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm,
+                      NULL) != CL_SUCCESS ||
+      !(svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER))
+    use_buffers = 1;
   if (use_buffers) {
     mbuf = clCreateBuffer(ctx, CL_MEM_READ_WRITE, 4096, NULL, &e);
     buf = mbuf ? fake_base : NULL;
