@@ -346,6 +346,57 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
 clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
                                   size_t max);
 
+/* Replay.  The front keeps the graphs and orders an executable graph's
+ * nodes topologically; it then offers them to the backend, which makes a
+ * prepared replay of its own (CUDA: a cudaGraphExec_t built from the
+ * nodes, cuda/graph.c; OpenCL: kernel objects with their arguments set
+ * once, enqueued in order without events, opencl/replay.c), or *out NULL,
+ * and the front issues the nodes one by one through the calls above.
+ * Every node's deps name earlier positions; kernel args stay valid (the
+ * front's) until the exec is destroyed or the node updated. */
+typedef struct cls__bexec cls__bexec;
+enum cls__bnode_kind {
+  CLS__BNODE_EMPTY = 0,
+  CLS__BNODE_KERNEL,
+  CLS__BNODE_COPY, /* device or pinned memory on both sides, async */
+  CLS__BNODE_SET,  /* rows of n bytes, pitch apart */
+  CLS__BNODE_HOST  /* fn(user), on a thread that runs only host work */
+};
+typedef struct cls__bnode {
+  int kind;
+  size_t ndeps;
+  const size_t *deps;
+  cls__bfunction *f; /* kernel */
+  clsDim3 grid, block;
+  void **args;
+  void *dst; /* copy, set */
+  const void *src;
+  size_t n;
+  clsMemcpyKind dir; /* copy, resolved */
+  int value;         /* set */
+  size_t pitch, rows;
+  clsHostFn_t fn; /* host */
+  void *user;
+} cls__bnode;
+/* Prepares nodes[0..n) (in order: each node's deps come before it) for
+ * replay on opened `dev`; *out NULL where the backend has no prepared
+ * replay for them.  *ordered: the backend itself orders each launch after
+ * the exec's previous one (else the front does, with a record and a
+ * wait).  The front serializes launches, uploads and updates of one
+ * exec. */
+clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
+                               cls__bexec **out, int *ordered);
+/* Makes the uploads a first launch on `s` would make. */
+clsError_t cls__b_exec_upload(cls__bexec *x, cls__bstream *s);
+/* Issues the whole graph on `s`, after its earlier work (and, where
+ * *ordered was set, after the exec's previous launch).  Never blocks. */
+clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s);
+/* New parameters for kernel node i (same function) in later launches. */
+clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
+                                     const cls__bnode *node);
+/* Releases x; launches already issued still run. */
+void cls__b_exec_destroy(cls__bexec *x);
+
 /* =====================================================================
  * Front services: what a backend may use of the front.  Each is
  * implemented by the front file named in its section; none of them calls

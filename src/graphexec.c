@@ -30,6 +30,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A host node's call as the backend's prepared replay makes it: the
+ * record lives as long as the exec, and the exec's destruction waits for
+ * its last launch when it has any (see clsGraphExecDestroy). */
+typedef struct cls__hostrec {
+  clsHostFn_t fn;
+  clsStreamCallback_t cb;
+  void *user;
+  clsStream_t stream;
+} cls__hostrec;
+
+static void cls__hostrec_run(void *p) {
+  const cls__hostrec *r = p;
+  int was = cls__in_host_fn;
+  cls__in_host_fn = 1;
+  if (r->cb)
+    r->cb(r->stream, clsSuccess, r->user);
+  else
+    r->fn(r->user);
+  cls__in_host_fn = was;
+}
+
 typedef struct cls__exec {
   unsigned long long gid; /* the graph it was made from */
   int dev;                /* -1: no node needs a device */
@@ -41,12 +62,18 @@ typedef struct cls__exec {
   cls__bevent *be;      /* the exec's event: its last launch's end */
   cls__btoken *last;
   cls__bstream *last_s;
+  cls__bexec *bx;        /* the backend's prepared replay, or NULL */
+  int bx_ordered;        /* bx orders launches itself */
+  cls__hostrec *hosts;   /* for bx: one per node (host nodes' used) */
+  size_t nhost;          /* host nodes */
 } cls__exec;
 
 static void cls__exec_free(cls__exec *x) {
   for (size_t i = 0; i < x->n; ++i)
     if (x->nodes[i].kind == CLS__NODE_KERNEL)
       cls__kargs_free(&x->nodes[i].u.k.args);
+  if (x->bx) cls__b_exec_destroy(x->bx);
+  free(x->hosts);
   free(x->nodes);
   free(x->pos);
   cls__b_token_release(x->last);
@@ -120,6 +147,82 @@ static clsError_t cls__node_copy(cls__node *dst, const cls__node *src) {
   return cls__kargs_copy(src->u.k.bf, src->u.k.args.argv, &dst->u.k.args);
 }
 
+/* The backend's description of exec node i (deps: positions). */
+static void cls__bnode_of(const cls__exec *x, size_t i, cls__bnode *b) {
+  const cls__node *n = &x->nodes[i];
+  memset(b, 0, sizeof *b);
+  switch (n->kind) {
+  case CLS__NODE_KERNEL:
+    b->kind = CLS__BNODE_KERNEL;
+    b->f = n->u.k.bf;
+    b->grid = n->u.k.grid;
+    b->block = n->u.k.block;
+    b->args = n->u.k.args.argv;
+    break;
+  case CLS__NODE_COPY:
+    b->kind = CLS__BNODE_COPY;
+    b->dst = n->u.c.dst;
+    b->src = n->u.c.src;
+    b->n = n->u.c.n;
+    b->dir = n->u.c.kind;
+    break;
+  case CLS__NODE_SET:
+    b->kind = CLS__BNODE_SET;
+    b->dst = n->u.m.dst;
+    b->value = n->u.m.value;
+    b->n = n->u.m.n;
+    b->pitch = n->u.m.pitch;
+    b->rows = n->u.m.rows;
+    break;
+  case CLS__NODE_HOST:
+    b->kind = CLS__BNODE_HOST;
+    b->fn = cls__hostrec_run;
+    b->user = &x->hosts[i];
+    break;
+  default:
+    b->kind = CLS__BNODE_EMPTY;
+  }
+}
+
+/* Offers the ordered nodes to the backend (g's lock held: the deps are
+ * read from the graph).  Copies that stage or block (pageable memory)
+ * stay with the front's node-by-node replay. */
+static clsError_t cls__exec_prepare(cls__exec *x, const cls__graph *g) {
+  size_t ndeps = 0;
+  for (size_t i = 0; i < x->n; ++i) {
+    if (x->nodes[i].kind == CLS__NODE_COPY &&
+        x->nodes[i].u.c.mode != CLS__COPY_ASYNC)
+      return clsSuccess;
+    if (x->nodes[i].kind == CLS__NODE_HOST) x->nhost++;
+    ndeps += g->nodes[i]->ndeps;
+  }
+  cls__bnode *b = calloc(x->n + 1, sizeof *b);
+  size_t *deps = malloc((ndeps + 1) * sizeof *deps);
+  x->hosts = calloc(x->n + 1, sizeof *x->hosts);
+  clsError_t e = clsSuccess;
+  if (!b || !deps || !x->hosts) {
+    e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
+    goto out;
+  }
+  size_t at = 0;
+  for (size_t gi = 0; gi < g->n; ++gi) {
+    size_t i = x->pos[gi];
+    const cls__node *gn = g->nodes[gi];
+    cls__hostrec r = {gn->u.h.fn, gn->u.h.cb, gn->u.h.user, gn->u.h.stream};
+    if (gn->kind == CLS__NODE_HOST) x->hosts[i] = r;
+    cls__bnode_of(x, i, &b[i]);
+    b[i].deps = deps + at;
+    b[i].ndeps = gn->ndeps;
+    for (size_t d = 0; d < gn->ndeps; ++d)
+      deps[at++] = x->pos[gn->deps[d]->index];
+  }
+  e = cls__b_exec_prepare(x->dev, b, x->n, &x->bx, &x->bx_ordered);
+out:
+  free(b);
+  free(deps);
+  return e;
+}
+
 static clsError_t cls__instantiate(clsGraphExec_t *out, cls__graph *g) {
   cls__exec *x = calloc(1, sizeof *x);
   if (!x) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
@@ -141,9 +244,10 @@ static clsError_t cls__instantiate(clsGraphExec_t *out, cls__graph *g) {
     x->pos[order[i]] = i;
     x->n = i + 1;
   }
+  if (e == clsSuccess && x->dev < 0) e = cls__current_device(&x->dev);
+  if (e == clsSuccess) e = cls__exec_prepare(x, g);
   pthread_mutex_unlock(&g->lock);
   free(order);
-  if (e == clsSuccess && x->dev < 0) e = cls__current_device(&x->dev);
   if (e == clsSuccess)
     e = cls__b_event_create(x->dev, clsEventDisableTiming, &x->be);
   uintptr_t h = 0;
@@ -233,9 +337,20 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
   if (e != clsSuccess) CLS__RETURN(e);
   pthread_mutex_lock(&x->lock);
   /* After the exec's previous launch, wherever it was issued. */
-  if (x->last && x->last_s != b) e = cls__b_stream_wait_token(b, x->last);
-  for (size_t i = 0; e == clsSuccess && i < x->n; ++i)
-    e = cls__node_issue(&x->nodes[i], b);
+  if (x->last && x->last_s != b && !(x->bx && x->bx_ordered))
+    e = cls__b_stream_wait_token(b, x->last);
+  if (e == clsSuccess && x->bx) {
+    e = cls__b_exec_launch(x->bx, b);
+    /* A backend that orders launches itself needs no record, but for
+     * the host records that clsGraphExecDestroy must outlive. */
+    if (x->bx_ordered && (!x->nhost || e != clsSuccess)) {
+      pthread_mutex_unlock(&x->lock);
+      CLS__RETURN(e);
+    }
+  } else {
+    for (size_t i = 0; e == clsSuccess && i < x->n; ++i)
+      e = cls__node_issue(&x->nodes[i], b);
+  }
   cls__btoken *t = NULL;
   int complete = 0;
   clsError_t r = cls__b_record(x->be, b, clsEventDisableTiming, &t, &complete);
@@ -252,9 +367,15 @@ clsError_t clsGraphUpload(clsGraphExec_t h, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();
   cls__exec *x;
   cls__bstream *b;
-  /* The exec is ready to issue from its instantiation: nothing is left to
-   * prepare. */
-  CLS__RETURN(cls__exec_target(h, s, "clsGraphUpload", &x, &b));
+  clsError_t e = cls__exec_target(h, s, "clsGraphUpload", &x, &b);
+  /* Without a prepared replay the exec is ready to issue from its
+   * instantiation: nothing is left to upload. */
+  if (e == clsSuccess && x->bx) {
+    pthread_mutex_lock(&x->lock);
+    e = cls__b_exec_upload(x->bx, b);
+    pthread_mutex_unlock(&x->lock);
+  }
+  CLS__RETURN(e);
 }
 
 clsError_t clsGraphExecDestroy(clsGraphExec_t h) {
@@ -268,8 +389,12 @@ clsError_t clsGraphExecDestroy(clsGraphExec_t h) {
    * holds the lock until its commands are issued. */
   pthread_mutex_lock(&x->lock);
   pthread_mutex_unlock(&x->lock);
+  /* A prepared replay's host nodes read the exec's records when they run:
+   * the records go once the last launch is over. */
+  clsError_t e = clsSuccess;
+  if (x->bx && x->nhost && x->last) e = cls__b_token_wait(x->last, 0);
   cls__exec_free(x);
-  CLS__RETURN(clsSuccess);
+  CLS__RETURN(e);
 }
 
 clsError_t clsGraphExecKernelNodeSetParams(clsGraphExec_t h,
@@ -305,7 +430,12 @@ clsError_t clsGraphExecKernelNodeSetParams(clsGraphExec_t h,
   xn->u.k.grid = fresh.u.k.grid;
   xn->u.k.block = fresh.u.k.block;
   xn->u.k.args = fresh.u.k.args;
+  if (x->bx) {
+    cls__bnode b;
+    cls__bnode_of(x, x->pos[gn->index], &b);
+    e = cls__b_exec_kernel_update(x->bx, x->pos[gn->index], &b);
+  }
   pthread_mutex_unlock(&x->lock);
   cls__kargs_free(&old);
-  CLS__RETURN(clsSuccess);
+  CLS__RETURN(e);
 }

@@ -394,6 +394,103 @@ static clsError_t free_async_interior(fx *x) {
 
 /* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
 
+/* ---- Helpers for the capture and graph rows ---------------------------- */
+
+#define S_CAP "docs/semantics.md Stream capture and graphs"
+#define UNSUP clsErrorStreamCaptureUnsupported
+#define ILLEGAL clsErrorIllegalState
+
+/* Runs call `what` on a fresh empty graph, which it then destroys. */
+static clsError_t on_graph(fx *x, int what) {
+  clsGraph_t g;
+  CK_OK(clsGraphCreate(&g, 0));
+  clsGraphNode_t n, bogus = (clsGraphNode_t)GARBAGE_KIND(7);
+  clsMemsetParams mp = {x->d, 0, 0, 3, 4, 1};
+  clsHostNodeParams hp = {NULL, NULL};
+  clsKernelNodeParams kp;
+  memset(&kp, 0, sizeof kp);
+  kp.func = (clsFunction_t)GARBAGE_KIND(4);
+  kp.gridDim = kp.blockDim = d3(1, 1, 1);
+  size_t cnt;
+  clsError_t r = SKIPPED;
+  switch (what) {
+  case 0: r = clsGraphGetNodes(g, NULL, NULL); break;
+  case 1: r = clsGraphAddEmptyNode(NULL, g, NULL, 0); break;
+  case 2: r = clsGraphAddEmptyNode(&n, g, &bogus, 1); break;
+  case 3: r = clsGraphAddKernelNode(&n, g, NULL, 0, NULL); break;
+  case 4: r = clsGraphAddKernelNode(&n, g, NULL, 0, &kp); break;
+  case 5:
+    r = clsGraphAddMemcpyNode1D(&n, g, NULL, 0, x->d, x->d, 16,
+                                (clsMemcpyKind)7);
+    break;
+  case 6:
+    r = clsGraphAddMemcpyNode1D(&n, g, NULL, 0, x->d, x->host, 16,
+                                clsMemcpyHostToDevice);
+    break;
+  case 7: r = clsGraphAddMemsetNode(&n, g, NULL, 0, &mp); break;
+  case 8: r = clsGraphAddHostNode(&n, g, NULL, 0, &hp); break;
+  case 9: r = clsGraphAddDependencies(g, &bogus, &bogus, 1); break;
+  case 10: r = clsGraphAddDependencies(g, NULL, NULL, 1); break;
+  case 11: r = clsGraphInstantiate(NULL, g, 0); break;
+  case 12: {
+    clsGraphExec_t e;
+    r = clsGraphInstantiate(&e, g, 1);
+    break;
+  }
+  case 13: {
+    clsGraph_t dead;
+    CK_OK(clsGraphCreate(&dead, 0));
+    CK_OK(clsGraphDestroy(dead));
+    r = clsGraphGetNodes(dead, NULL, &cnt);
+    break;
+  }
+  }
+  CK_OK(clsGraphDestroy(g));
+  return r;
+}
+
+/* Runs a call on a fresh exec of an empty graph, destroyed after. */
+static clsError_t on_exec(fx *x, int what) {
+  clsGraph_t g;
+  clsGraphExec_t e;
+  CK_OK(clsGraphCreate(&g, 0));
+  CK_OK(clsGraphInstantiate(&e, g, 0));
+  clsGraphNode_t n;
+  CK_OK(clsGraphAddEmptyNode(&n, g, NULL, 0));
+  clsKernelNodeParams kp;
+  memset(&kp, 0, sizeof kp);
+  clsError_t r = SKIPPED;
+  switch (what) {
+  case 0: r = clsGraphExecKernelNodeSetParams(e, n, &kp); break;
+  case 1:
+    r = clsGraphExecKernelNodeSetParams(e, (clsGraphNode_t)GARBAGE, &kp);
+    break;
+  case 2:
+    r = clsGraphExecKernelNodeSetParams((clsGraphExec_t)GARBAGE_KIND(6), n, &kp);
+    break;
+  case 3: r = clsGraphLaunch(e, x->s_dead); break;
+  case 4: r = clsGraphUpload(e, (clsStream_t)GARBAGE); break;
+  }
+  CK_OK(clsGraphExecDestroy(e));
+  CK_OK(clsGraphDestroy(g));
+  return r;
+}
+
+/* A capture begun and ended by the call, on x->s. */
+static clsError_t capture_twice(fx *x) {
+  CK_OK(clsStreamBeginCapture(x->s, clsStreamCaptureModeGlobal));
+  clsError_t r = clsStreamBeginCapture(x->s, clsStreamCaptureModeGlobal);
+  clsGraph_t g;
+  CK_OK(clsStreamEndCapture(x->s, &g));
+  CK_OK(clsGraphDestroy(g));
+  return r;
+}
+
+static clsError_t exchange(int mode) {
+  clsStreamCaptureMode m = (clsStreamCaptureMode)mode;
+  return clsThreadExchangeStreamCaptureMode(&m);
+}
+
 #define FIXED_ROWS(X)                                                          \
   /* Errors */                                                                 \
   X(err_name_neg, NO_FX, OK, S_ERR " (unknown code)",                          \
@@ -971,7 +1068,60 @@ static clsError_t free_async_interior(fx *x) {
   X(hostfn_free_async, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
     clsFreeAsync(x->d2, x->s2))                                                \
   X(hostfn_launch, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",     \
-    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))
+    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                   \
+  /* Stream capture and graphs */                                              \
+  X(cap_begin_bad_mode, 0, IV, S_CAP,                                          \
+    clsStreamBeginCapture(x->s, (clsStreamCaptureMode)3))                      \
+  X(cap_begin_legacy, 0, UNSUP, S_CAP,                                         \
+    clsStreamBeginCapture(NULL, clsStreamCaptureModeGlobal))                   \
+  X(cap_begin_twice, 0, ILLEGAL, S_CAP, capture_twice(x))                      \
+  X(cap_end_not_capturing, 0, ILLEGAL, S_CAP,                                  \
+    clsStreamEndCapture(x->s, (clsGraph_t *)&x->out_p))                        \
+  X(cap_end_null_graph, 0, IV, S_CAP, clsStreamEndCapture(x->s, NULL))         \
+  X(cap_status_null, 0, IV, S_CAP, clsStreamIsCapturing(x->s, NULL))          \
+  X(cap_info_null, 0, IV, S_CAP, clsStreamGetCaptureInfo(x->s, NULL, NULL))   \
+  X(cap_exchange_null, NO_FX, IV, S_CAP,                                       \
+    clsThreadExchangeStreamCaptureMode(NULL))                                  \
+  X(cap_exchange_bad_mode, NO_FX, IV, S_CAP, exchange(7))                      \
+  X(graph_create_null, 0, IV, S_CAP, clsGraphCreate(NULL, 0))                  \
+  X(graph_create_flags, 0, IV, S_CAP,                                          \
+    clsGraphCreate((clsGraph_t *)&x->out_p, 2))                                \
+  X(graph_destroy_garbage, 0, IRH, S_CAP,                                      \
+    clsGraphDestroy((clsGraph_t)GARBAGE_KIND(5)))                              \
+  X(graph_nodes_null_count, 0, IV, S_CAP, on_graph(x, 0))                      \
+  X(graph_add_null_node, 0, IV, S_CAP, on_graph(x, 1))                         \
+  X(graph_add_foreign_dep, 0, IV, S_CAP, on_graph(x, 2))                       \
+  X(graph_kernel_null_params, 0, IV, S_CAP, on_graph(x, 3))                    \
+  X(graph_kernel_garbage_func, 0, IRH, S_CAP, on_graph(x, 4))                  \
+  X(graph_memcpy_bad_kind, 0, IDIR, S_CAP, on_graph(x, 5))                     \
+  X(graph_memcpy_pageable, 0, IV, S_CAP, on_graph(x, 6))                       \
+  X(graph_memset_bad_element, 0, IV, S_CAP, on_graph(x, 7))                    \
+  X(graph_host_null_fn, 0, IV, S_CAP, on_graph(x, 8))                          \
+  X(graph_deps_garbage, 0, IV, S_CAP, on_graph(x, 9))                          \
+  X(graph_deps_null, 0, IV, S_CAP, on_graph(x, 10))                            \
+  X(graph_instantiate_null_exec, 0, IV, S_CAP, on_graph(x, 11))                \
+  X(graph_instantiate_flags, 0, IV, S_CAP, on_graph(x, 12))                    \
+  X(graph_destroyed, 0, IRH, S_CAP, on_graph(x, 13))                           \
+  X(graph_instantiate_null_graph, 0, IV, S_CAP,                                \
+    clsGraphInstantiate((clsGraphExec_t *)&x->out_p, NULL, 0))                 \
+  X(graph_instantiate_garbage, 0, IRH, S_CAP,                                  \
+    clsGraphInstantiate((clsGraphExec_t *)&x->out_p,                           \
+                        (clsGraph_t)GARBAGE_KIND(5), 0))                       \
+  X(graph_launch_null_exec, 0, IV, S_CAP, clsGraphLaunch(NULL, x->s))          \
+  X(graph_launch_garbage_exec, 0, IRH, S_CAP,                                  \
+    clsGraphLaunch((clsGraphExec_t)GARBAGE_KIND(6), x->s))                     \
+  X(graph_upload_null_exec, 0, IV, S_CAP, clsGraphUpload(NULL, x->s))          \
+  X(graph_exec_destroy_garbage, 0, IRH, S_CAP,                                 \
+    clsGraphExecDestroy((clsGraphExec_t)GARBAGE_KIND(6)))                      \
+  X(exec_set_params_not_kernel, 0, IV, S_CAP, on_exec(x, 0))                   \
+  X(exec_set_params_garbage_node, 0, IV, S_CAP, on_exec(x, 1))                 \
+  X(exec_set_params_garbage_exec, 0, IRH, S_CAP, on_exec(x, 2))                \
+  X(exec_launch_dead_stream, 0, IRH, S_CAP, on_exec(x, 3))                     \
+  X(exec_upload_garbage_stream, 0, IRH, S_CAP, on_exec(x, 4))                  \
+  X(hostfn_begin_capture, IN_HOSTFN, NOTPERM, S_ST " (host function)",         \
+    clsStreamBeginCapture(x->s2, clsStreamCaptureModeGlobal))                  \
+  X(hostfn_graph_create, IN_HOSTFN, NOTPERM, S_ST " (host function)",          \
+    clsGraphCreate((clsGraph_t *)&x->out_p, 0))
 
 #define X_FN(id, needs, exp, src, call)                                        \
   static clsError_t fixed_##id(fx *x) {                                        \
@@ -1071,6 +1221,30 @@ static clsError_t su_free_async(fx *x, clsStream_t s) {
   return r;
 }
 
+static clsError_t su_begin_capture(fx *x, clsStream_t s) {
+  (void)x;
+  return clsStreamBeginCapture(s, clsStreamCaptureModeGlobal);
+}
+static clsError_t su_end_capture(fx *x, clsStream_t s) {
+  return clsStreamEndCapture(s, (clsGraph_t *)&x->out_p);
+}
+static clsError_t su_is_capturing(fx *x, clsStream_t s) {
+  clsStreamCaptureStatus st;
+  (void)x;
+  return clsStreamIsCapturing(s, &st);
+}
+static clsError_t su_graph_launch(fx *x, clsStream_t s) {
+  (void)x;
+  clsGraph_t g;
+  clsGraphExec_t e;
+  CK_OK(clsGraphCreate(&g, 0));
+  CK_OK(clsGraphInstantiate(&e, g, 0));
+  clsError_t r = clsGraphLaunch(e, s);
+  CK_OK(clsGraphExecDestroy(e));
+  CK_OK(clsGraphDestroy(g));
+  return r;
+}
+
 static const stream_user stream_users[] = {
     {"clsStreamDestroy(s)", 0, su_destroy},
     {"clsStreamSynchronize(s)", 0, su_sync},
@@ -1086,6 +1260,11 @@ static const stream_user stream_users[] = {
     {"clsLaunchKernel(f, 1, 1, args, 0, s)", NEED_MOD, su_launch},
     {"clsMallocAsync(&p, 16, s)", 0, su_malloc_async},
     {"clsFreeAsync(p, s)", 0, su_free_async},
+    /* Stream capture and graphs */
+    {"clsStreamBeginCapture(s, Global)", 0, su_begin_capture},
+    {"clsStreamEndCapture(s, &graph)", 0, su_end_capture},
+    {"clsStreamIsCapturing(s, &status)", 0, su_is_capturing},
+    {"clsGraphLaunch(exec, s)", 0, su_graph_launch},
 };
 
 static clsStream_t bs_destroyed(fx *x) { return x->s_dead; }

@@ -309,6 +309,40 @@ START_TEST(graph_exec_safety) {
 }
 END_TEST
 
+/* A free between two launches (on the buffer path it may release the
+ * sub-buffers the prepared kernels hold) does not disturb the replay. */
+START_TEST(graph_replay_after_free) {
+  arith a;
+  arith_load(&a);
+  int *d = dev_ints(N);
+  dev_set(d, 1, N);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeRelaxed));
+  CK_OK(launch_scale(&a, s, d + 64, 2, 64)); /* an interior pointer */
+  CK_OK(launch_scale(&a, s, d, 3, N));
+  clsGraph_t g;
+  CK_OK(clsStreamEndCapture(s, &g));
+  clsGraphExec_t x;
+  CK_OK(clsGraphInstantiate(&x, g, 0));
+  CK_OK(clsGraphDestroy(g));
+  CK_OK(clsGraphLaunch(x, s));
+  int *other = dev_ints(N);
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsFree(other));
+  CK_OK(clsGraphLaunch(x, s));
+  CK_OK(clsStreamSynchronize(s));
+  int h[N];
+  dev_get(h, d, N);
+  for (int i = 0; i < N; ++i)
+    ck_assert_int_eq(h[i], i >= 64 && i < 128 ? 36 : 9);
+  CK_OK(clsGraphExecDestroy(x));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Row (bad input): NULL graph to instantiate, NULL exec to launch, and the
  * rest of the graph calls' arguments. */
 START_TEST(graph_bad_input) {
@@ -383,6 +417,7 @@ int main(void) {
   tcase_add_test(tc_gate, graph_event_after_launch);
   tcase_add_test(tc_gate, graph_exec_two_streams_serial);
   tcase_add_test(tc, graph_exec_safety);
+  tcase_add_test(tc, graph_replay_after_free);
   tcase_add_test(tc, graph_bad_input);
   suite_add_tcase(s, tc);
   return run_suite(s);

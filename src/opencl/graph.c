@@ -17,3 +17,4 @@ clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
   }
   return clsSuccess;
 }
+

@@ -384,6 +384,29 @@ static void sc_legacy(void) {
   if (!want(g_d[1], 92, "d1")) g_unusable = 2;
 }
 
+/* A captured graph, instantiated (kernel objects made, arguments set) and
+ * launched twice on two streams under injection; each launch is whole
+ * work that may be repeated. */
+static void sc_graph(void) {
+  clsGraph_t g = NULL;
+  clsGraphExec_t x = NULL;
+  STEP(clsStreamBeginCapture(g_s1, clsStreamCaptureModeGlobal));
+  STEP(fill(g_s1, g_d[0], 5));
+  STEP(add(g_s1, g_d[0], 2, 100));
+  STEP(clsMemcpyAsync(g_d[1], g_d[0], N * sizeof(unsigned),
+                      clsMemcpyDeviceToDevice, g_s1));
+  STEP(clsStreamEndCapture(g_s1, &g));
+  STEP(clsGraphInstantiate(&x, g, 0));
+  STEP(clsGraphDestroy(g));
+  STEP(clsGraphUpload(x, g_s2));
+  STEP(clsGraphLaunch(x, g_s1));
+  STEP(clsGraphLaunch(x, g_s2));
+  STEP(clsStreamSynchronize(g_s2));
+  STEP(clsStreamSynchronize(g_s1));
+  STEP(clsGraphExecDestroy(x));
+  if (!want(g_d[0], 7, "d0") || !want(g_d[1], 7, "d1")) g_unusable = 2;
+}
+
 /* After the armed part: a fresh round trip must work. */
 static int health(void) {
   clsStream_t s;
@@ -414,7 +437,7 @@ static const scenario scenarios[] = {
     {"event", sc_event, 1, 0},   {"wait", sc_wait, 1, 0},
     {"hostfn", sc_hostfn, 1, 0}, {"copy", sc_copy, 1, 0},
     {"launch", sc_launch, 0, 0}, {"destroy", sc_destroy, 1, 0},
-    {"legacy", sc_legacy, 1, 0},
+    {"legacy", sc_legacy, 1, 0}, {"graph", sc_graph, 1, 0},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 

@@ -1,0 +1,244 @@
+/* OpenCL backend: the prepared replay of an executable graph (backend.h,
+ * "Graphs").
+ *
+ * At instantiate every kernel node gets a kernel object of its own, made
+ * from its function's program, with its arguments set once; a launch then
+ * enqueues the nodes in the front's order onto the stream's in-order
+ * queue, so that no dependency needs a wait or a barrier.  Consecutive
+ * kernel nodes go in one enqueue bracket (one stream lock, one wait list
+ * for the first, one position update) and without events, which on
+ * PoCL's driver the command path asks for (facts.c, command_events):
+ * kernels only the stream's position names, as on NVIDIA's driver.
+ * Copies, fills and host nodes take the backend's own command paths.
+ *
+ * cl_khr_command_buffer is not used: PoCL 3.1's (0.9.0) replayed 100 tiny
+ * kernels no faster than plain enqueues on its CPU device (2.1-3.4 us vs
+ * 1.75-2.65 us per kernel), NVIDIA's driver and rusticl 22.3 do not have
+ * it, and Debian 12's headers carry its pre-1.0 signatures; facts.c keeps
+ * the measured answer (docs/drivers.md).
+ *
+ * Pointer arguments on the buffer path are buffers or sub-buffers looked
+ * up in the allocation table, which a free may release (memory.c), so a
+ * launch after a free (cls__mem_gen changed) sets them again.  The front
+ * serializes launches and updates of one exec (its lock) and orders each
+ * launch after the previous one. */
+#include "driver.h"
+#include "enqueue.h"
+#include "function.h"
+#include "memory.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A host node's job record: the same for every launch (the host job
+ * keeps its own state), read-only once made. */
+typedef struct cls__oxjob {
+  cls__job head;
+  clsHostFn_t fn;
+  void *user;
+} cls__oxjob;
+
+typedef struct cls__oxnode {
+  cls__bnode b; /* the front's description (args stay valid) */
+  cl_kernel k;  /* kernel nodes: the node's own kernel object */
+  size_t global[3], local[3];
+  cls__oxjob job; /* host nodes */
+} cls__oxnode;
+
+struct cls__bexec {
+  cls__ocl_device *dev;
+  size_t n;
+  size_t gen; /* the allocation table's, when pointers were last set */
+  cls__oxnode *nodes;
+};
+
+static void cls__oxjob_run(void *p, clsError_t status) {
+  const cls__oxjob *j = p;
+  if (status == clsSuccess) j->fn(j->user);
+}
+
+/* Sets node x's arguments on its kernel object (every one, or the
+ * pointers only). */
+static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
+                                   int pointers_only) {
+  const cls__bfunction *f = x->b.f;
+  for (cl_uint i = 0; i < f->nargs; ++i) {
+    const cls__oarg *a = &f->args[i];
+    const void *v = x->b.args[i];
+    const char *what = "clSetKernelArg";
+    cl_int err;
+    if (a->kind == CLS__ARG_POINTER) {
+      int svm;
+      err = cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what,
+                                     &svm);
+    } else if (pointers_only) {
+      continue;
+    } else if (a->kind == CLS__ARG_VEC3) {
+      unsigned char v3[CLS__VEC3_MAX] = {0};
+      memcpy(v3, v, a->copy);
+      err = clSetKernelArg(x->k, i, a->size, v3);
+    } else {
+      err = clSetKernelArg(x->k, i, a->size, v);
+    }
+    if (err != CL_SUCCESS) {
+      char buf[320];
+      snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what,
+               f->name, (unsigned)i);
+      return cls__ocl_error(err, buf);
+    }
+  }
+  return clsSuccess;
+}
+
+/* Makes kernel node x ready: its kernel object, sizes and arguments. */
+static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
+  const cls__bfunction *f = x->b.f;
+  if (f->bad >= 0)
+    return cls__reason(clsErrorInvalidValue, "%s",
+                       f->bad_msg ? f->bad_msg : "unsupported parameter");
+  cl_program prog;
+  cl_int err = clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog,
+                               NULL);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelInfo");
+  x->k = clCreateKernel(prog, f->name, &err);
+  if (!x->k) return cls__ocl_error(err, "clCreateKernel");
+  const unsigned g[3] = {x->b.grid.x, x->b.grid.y, x->b.grid.z};
+  const unsigned b[3] = {x->b.block.x, x->b.block.y, x->b.block.z};
+  for (int i = 0; i < 3; ++i) {
+    x->local[i] = b[i];
+    x->global[i] = (size_t)g[i] * b[i];
+  }
+  return cls__ox_set_args(d, x, 0);
+}
+
+void cls__b_exec_destroy(cls__bexec *x) {
+  for (size_t i = 0; i < x->n; ++i)
+    if (x->nodes[i].k) clReleaseKernel(x->nodes[i].k);
+  free(x->nodes);
+  free(x);
+}
+
+clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
+                               cls__bexec **out, int *ordered) {
+  *out = NULL;
+  *ordered = 0; /* the front orders launches of one exec */
+  cls__ocl_device *d = cls__ocl_device_get(dev);
+  cls__bexec *x = calloc(1, sizeof *x);
+  if (x) x->nodes = calloc(n + 1, sizeof *x->nodes);
+  if (!x || !x->nodes) {
+    free(x);
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+  x->dev = d;
+  x->gen = cls__mem_gen();
+  clsError_t e = clsSuccess;
+  for (size_t i = 0; i < n && e == clsSuccess; ++i) {
+    cls__oxnode *o = &x->nodes[i];
+    o->b = nodes[i];
+    x->n = i + 1;
+    if (o->b.kind == CLS__BNODE_KERNEL) {
+      e = cls__ox_kernel(d, o);
+    } else if (o->b.kind == CLS__BNODE_HOST) {
+      o->job.head.run = cls__oxjob_run;
+      o->job.head.skippable = 1;
+      o->job.fn = o->b.fn;
+      o->job.user = o->b.user;
+    }
+  }
+  if (e != clsSuccess) {
+    cls__b_exec_destroy(x);
+    return e;
+  }
+  *out = x;
+  return clsSuccess;
+}
+
+clsError_t cls__b_exec_upload(cls__bexec *x, cls__bstream *s) {
+  (void)x, (void)s; /* everything was made at instantiate */
+  return clsSuccess;
+}
+
+clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
+                                     const cls__bnode *node) {
+  cls__oxnode *o = &x->nodes[i];
+  o->b = *node;
+  const unsigned g[3] = {node->grid.x, node->grid.y, node->grid.z};
+  const unsigned b[3] = {node->block.x, node->block.y, node->block.z};
+  for (int d = 0; d < 3; ++d) {
+    o->local[d] = b[d];
+    o->global[d] = (size_t)g[d] * b[d];
+  }
+  return cls__ox_set_args(x->dev, o, 0);
+}
+
+/* Enqueues kernel nodes [i, j) on s in one bracket, without events. */
+static clsError_t cls__ox_kernels(cls__bexec *x, size_t i, size_t j,
+                                  cls__bstream *s) {
+  cls__ocl_batch b;
+  cls__ocl_begin_cmd(s, &b);
+  cl_int err = CL_SUCCESS;
+  size_t done = i;
+  for (; done < j && err == CL_SUCCESS; ++done) {
+    const cls__oxnode *o = &x->nodes[done];
+    int first = done == i;
+    err = clEnqueueNDRangeKernel(s->q, o->k, 3, NULL, o->global, o->local,
+                                 first ? b.n : 0, first ? b.list : NULL, NULL);
+    if (err != CL_SUCCESS) break;
+  }
+  if (done > i) {
+    cls__ocl_end_unnamed(s, &b); /* the position stands after them */
+  } else {
+    cls__ocl_end_cmd(s, &b, 0, NULL);
+  }
+  if (err == CL_SUCCESS) return clsSuccess;
+  return cls__ocl_error(err, "clEnqueueNDRangeKernel");
+}
+
+clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
+  clsError_t e = clsSuccess;
+  size_t gen = cls__mem_gen();
+  if (gen != x->gen && !x->dev->facts.buffers) {
+    x->gen = gen; /* SVM pointers never go stale */
+  } else if (gen != x->gen) {
+    for (size_t i = 0; i < x->n && e == clsSuccess; ++i)
+      if (x->nodes[i].b.kind == CLS__BNODE_KERNEL)
+        e = cls__ox_set_args(x->dev, &x->nodes[i], 1);
+    if (e != clsSuccess) return e;
+    x->gen = gen;
+  }
+  for (size_t i = 0; i < x->n && e == clsSuccess;) {
+    const cls__oxnode *o = &x->nodes[i];
+    switch (o->b.kind) {
+    case CLS__BNODE_KERNEL: {
+      size_t j = i + 1;
+      /* One bracket per run of kernels; one each while tracing, which
+       * needs every command's event. */
+      while (j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
+             !cls__trace_on)
+        ++j;
+      e = cls__trace_on ? cls__b_launch(o->b.f, o->b.grid, o->b.block,
+                                        o->b.args, 0, s)
+                        : cls__ox_kernels(x, i, j, s);
+      i = j;
+      continue;
+    }
+    case CLS__BNODE_COPY:
+      e = cls__b_memcpy(s, o->b.dst, o->b.src, o->b.n, o->b.dir,
+                        CLS__COPY_ASYNC);
+      break;
+    case CLS__BNODE_SET:
+      for (size_t r = 0; r < o->b.rows && e == clsSuccess; ++r)
+        e = cls__b_memset(s, (char *)o->b.dst + r * o->b.pitch, o->b.value,
+                          o->b.n, CLS__COPY_ASYNC);
+      break;
+    case CLS__BNODE_HOST:
+      e = cls__b_stream_host_job(s, cls__oxjob_run, (void *)&o->job);
+      break;
+    default:
+      break;
+    }
+    ++i;
+  }
+  return e;
+}
