@@ -843,7 +843,8 @@ static void write_json(const char *path, int quick, const clsDeviceProp *p,
       continue;
     }
     for (int s = 0; s < (SC_IS_GRAPH(sc) ? 3 : 2); ++s) {
-      fprintf(f, ", \"%s\": {\"median\": ", GRAPH_SIDES[s].name);
+      fprintf(f,
+              ", \"%s\": {\"median\": ", s == PLAIN ? "plain" : SIDES[s].name);
       json_num(f, r->st[s].median);
       fprintf(f, ", \"p90\": ");
       json_num(f, r->st[s].p90);
