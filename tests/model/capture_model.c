@@ -25,7 +25,9 @@
  * graph of one node per work operation (records and waits make edges,
  * not nodes); the graph is instantiated (and sometimes destroyed at once:
  * the exec outlives it) and launched twice, on a random stream each time,
- * with the same host change between the launches.  After each launch the
+ * with the same host change between the launches; before the launches,
+ * the values the captured kernel launches pointed at are changed (CUDA
+ * reads kernel arguments at capture).  After each launch the
  * buffers must equal the direct run's.
  *
  * Usage: clstream-capture-model [--seeds N] [--start S] [--seed S]
@@ -149,12 +151,18 @@ static int diff(unsigned a[NBUF][N], unsigned b[NBUF][N], int *at) {
   return -1;
 }
 
+/* Adds d to the value argument of every kernel launch of p. */
+static void bump_kernel_args(prog *p, unsigned d) {
+  for (int i = 0; i < p->nops; ++i)
+    if (p->ops[i].kind == OP_FILL || p->ops[i].kind == OP_ADD) p->ops[i].v += d;
+}
+
 static int run_seed(prog *p) {
   static unsigned direct[2][NBUF][N], got[NBUF][N], before[NBUF][N];
   clsGraph_t graph = NULL;
   clsGraphExec_t exec = NULL;
   size_t nodes = 0;
-  int ok = 0, at = 0, k;
+  int ok = 0, at = 0, k, bumped = 0;
 
   g_msg[0] = 0;
   for (int s = 1; s < NSTREAM; ++s)
@@ -202,6 +210,11 @@ static int run_seed(prog *p) {
     }
   }
   CK(clsStreamEndCapture(g_s[0], &graph));
+  /* Kernel arguments are read at capture: changing the values the
+   * captured launches pointed at must not reach the replays.  (A host
+   * function reads its data when it runs, so those stay.) */
+  bump_kernel_args(p, 0x10000u);
+  bumped = 1;
   CK(clsGraphGetNodes(graph, NULL, &nodes));
   if (nodes != (size_t)p->nwork)
     FAIL("graph has %zu nodes, the program %d work operations", nodes,
@@ -228,6 +241,7 @@ static int run_seed(prog *p) {
   ok = 1;
 out:
   clsDeviceSynchronize();
+  if (bumped) bump_kernel_args(p, 0u - 0x10000u); /* the listing's values */
   if (exec) clsGraphExecDestroy(exec);
   if (graph) clsGraphDestroy(graph);
   for (int e = 0; e < NEVENT; ++e)
