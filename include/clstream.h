@@ -140,8 +140,7 @@ extern "C" {
     "operation would result in a merge of separate capture sequences")         \
   X(ErrorStreamCaptureUnmatched, 903,                                          \
     "capture was not ended in the same stream as it began")                    \
-  X(ErrorStreamCaptureUnjoined, 904,                                           \
-    "capturing stream has unjoined work")                                      \
+  X(ErrorStreamCaptureUnjoined, 904, "capturing stream has unjoined work")     \
   X(ErrorStreamCaptureIsolation, 905,                                          \
     "dependency created on uncaptured work in another stream")                 \
   X(ErrorStreamCaptureImplicit, 906,                                           \
@@ -802,8 +801,8 @@ CLS_API clsError_t clsStreamGetCaptureInfo(clsStream_t s,
                                            unsigned long long *id);
 /* Swaps the calling thread's capture mode with *mode (the thread's mode
  * starts as Global).  Never blocks. */
-CLS_API clsError_t clsThreadExchangeStreamCaptureMode(
-    clsStreamCaptureMode *mode);
+CLS_API clsError_t
+clsThreadExchangeStreamCaptureMode(clsStreamCaptureMode *mode);
 
 /* Creates an empty graph (flags must be 0). */
 CLS_API clsError_t clsGraphCreate(clsGraph_t *g, unsigned flags);

@@ -440,13 +440,11 @@ typedef struct cudaGraphEdgeData_st {
 #define cudaGraphExecKernelNodeSetParams clsGraphExecKernelNodeSetParams
 
 /* cudaStreamGetCaptureInfo with CUDA 13's parameters. */
-static inline cudaError_t
-cudaStreamGetCaptureInfo(cudaStream_t stream,
-                         cudaStreamCaptureStatus_t *captureStatus_out,
-                         unsigned long long *id_out, cudaGraph_t *graph_out,
-                         const cudaGraphNode_t **dependencies_out,
-                         const cudaGraphEdgeData **edgeData_out,
-                         size_t *numDependencies_out) {
+static inline cudaError_t cudaStreamGetCaptureInfo(
+    cudaStream_t stream, cudaStreamCaptureStatus_t *captureStatus_out,
+    unsigned long long *id_out, cudaGraph_t *graph_out,
+    const cudaGraphNode_t **dependencies_out,
+    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
   if (graph_out || dependencies_out || numDependencies_out)
     return clsErrorNotSupported;
   if (edgeData_out) *edgeData_out = NULL;
@@ -454,11 +452,9 @@ cudaStreamGetCaptureInfo(cudaStream_t stream,
 }
 
 /* cudaGraphAddDependencies with CUDA 13's edgeData (NULL only). */
-static inline cudaError_t
-cudaGraphAddDependencies(cudaGraph_t graph, const cudaGraphNode_t *from,
-                         const cudaGraphNode_t *to,
-                         const cudaGraphEdgeData *edgeData,
-                         size_t numDependencies) {
+static inline cudaError_t cudaGraphAddDependencies(
+    cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
+    const cudaGraphEdgeData *edgeData, size_t numDependencies) {
   if (edgeData) return clsErrorNotSupported;
   return clsGraphAddDependencies(graph, from, to, numDependencies);
 }

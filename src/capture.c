@@ -28,8 +28,7 @@ atomic_int cls__cap_live;
 pthread_mutex_t cls__cap_lock = PTHREAD_MUTEX_INITIALIZER;
 cls__member *cls__members;
 static atomic_ullong cls__cap_next_id = 1;
-_Thread_local clsStreamCaptureMode cls__tl_mode =
-    clsStreamCaptureModeGlobal;
+_Thread_local clsStreamCaptureMode cls__tl_mode = clsStreamCaptureModeGlobal;
 
 cls__member *cls__member_of(cls__bstream *b) {
   for (cls__member *m = cls__members; m; m = m->next)
@@ -45,8 +44,8 @@ cls__capture *cls__capture_by_id(unsigned long long id) {
 }
 
 /* Sets m's tail to nodes[0..n) (add = 0) or adds those not there yet. */
-clsError_t cls__tail_put(cls__member *m, cls__node *const *nodes,
-                                size_t n, int add) {
+clsError_t cls__tail_put(cls__member *m, cls__node *const *nodes, size_t n,
+                         int add) {
   if (!add) m->ntail = 0;
   if (m->ntail + n > m->captail) {
     size_t cap = m->ntail + n + 4;
@@ -63,8 +62,8 @@ clsError_t cls__tail_put(cls__member *m, cls__node *const *nodes,
   return clsSuccess;
 }
 
-clsError_t cls__member_add(cls__bstream *b, cls__capture *cap,
-                                  int blocking, cls__member **out) {
+clsError_t cls__member_add(cls__bstream *b, cls__capture *cap, int blocking,
+                           cls__member **out) {
   cls__member *m = calloc(1, sizeof *m);
   if (!m) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   m->b = b;
@@ -109,8 +108,8 @@ int cls__legacy_conflict(int invalidate) {
   return found;
 }
 
-
-/* ---- The calls ------------------------------------------------------------ */
+/* ---- The calls ------------------------------------------------------------
+ */
 
 static int cls__mode_ok(clsStreamCaptureMode mode) {
   return (unsigned)mode <= (unsigned)clsStreamCaptureModeRelaxed;

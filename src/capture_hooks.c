@@ -98,8 +98,8 @@ int cls__cap_copy(clsStream_t h, cls__bstream *b, void *dst, const void *src,
   return 1;
 }
 
-int cls__cap_set(clsStream_t h, cls__bstream *b, void *dst, int value,
-                 size_t n, clsError_t *err) {
+int cls__cap_set(clsStream_t h, cls__bstream *b, void *dst, int value, size_t n,
+                 clsError_t *err) {
   cls__member *m;
   int r = cls__cap_enter(h, b, &m, err);
   if (r != 2) return r;
@@ -187,7 +187,8 @@ clsError_t cls__cap_device_sync(int dev) {
                      dev);
 }
 
-/* ---- Events in a capture --------------------------------------------------- */
+/* ---- Events in a capture ---------------------------------------------------
+ */
 
 /* Under the lock. */
 static void cls__evcap_clear(cls__evcap *ec) {

@@ -105,8 +105,7 @@ clsError_t cls__kargs_copy(cls__bfunction *bf, void **args, cls__kargs *out) {
    * parameter type. */
   size_t total = 0;
   for (size_t i = 0; e == clsSuccess && i < n; ++i) {
-    if (!args[i])
-      e = cls__reason(clsErrorInvalidValue, "args[%zu] is NULL", i);
+    if (!args[i]) e = cls__reason(clsErrorInvalidValue, "args[%zu] is NULL", i);
     total += (sizes[i] + 15) & ~(size_t)15;
   }
   if (e == clsSuccess && n) {
@@ -127,7 +126,8 @@ clsError_t cls__kargs_copy(cls__bfunction *bf, void **args, cls__kargs *out) {
   return e;
 }
 
-/* ---- Graphs ---------------------------------------------------------------- */
+/* ---- Graphs ----------------------------------------------------------------
+ */
 
 static cls__graph *cls__graph_lookup(clsGraph_t h) {
   return cls__handle_get(CLS__KIND_GRAPH, (uintptr_t)h);
@@ -194,8 +194,7 @@ static clsError_t cls__deps_resolve(cls__graph *g, const clsGraphNode_t *deps,
                          (void *)deps[i]);
     for (size_t j = 0; j < i; ++j)
       if (out[j] == d)
-        return cls__reason(clsErrorInvalidValue, "deps[%zu] repeats a node",
-                           i);
+        return cls__reason(clsErrorInvalidValue, "deps[%zu] repeats a node", i);
     out[i] = d;
   }
   return clsSuccess;
@@ -247,7 +246,7 @@ clsError_t clsGraphAddEmptyNode(clsGraphNode_t *node, clsGraph_t g,
 }
 
 clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
-                                     cls__node *n) {
+                                   cls__node *n) {
   if (!p) return cls__reason(clsErrorInvalidValue, "params is NULL");
   if (p->extra)
     return cls__reason(clsErrorNotSupported, "params->extra must be NULL");
@@ -262,8 +261,8 @@ clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
   const unsigned bd[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
   unsigned long long threads = 1;
   for (int i = 0; i < 3; ++i) {
-    if (!gd[i] || !bd[i] || (lim->max_grid[i] > 0 &&
-                             gd[i] > (unsigned)lim->max_grid[i]) ||
+    if (!gd[i] || !bd[i] ||
+        (lim->max_grid[i] > 0 && gd[i] > (unsigned)lim->max_grid[i]) ||
         (lim->max_threads_dim[i] > 0 &&
          bd[i] > (unsigned)lim->max_threads_dim[i]))
       return cls__reason(clsErrorInvalidValue,
@@ -303,8 +302,7 @@ clsError_t clsGraphAddKernelNode(clsGraphNode_t *node, clsGraph_t g,
   e = cls__kernel_node_params(p, &dev, n);
   if (e == clsSuccess && gr->dev >= 0 && gr->dev != dev)
     e = cls__reason(clsErrorInvalidValue,
-                    "the graph's nodes are on device %d, not %d", gr->dev,
-                    dev);
+                    "the graph's nodes are on device %d, not %d", gr->dev, dev);
   if (e == clsSuccess) {
     n->kind = CLS__NODE_KERNEL;
     gr->dev = dev;
@@ -341,8 +339,7 @@ clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *node, clsGraph_t g,
     CLS__RETURN(cls__reason(clsErrorInvalidValue,
                             "a copy node's %s is not %zu bytes of device or "
                             "pinned host memory",
-                            cls__dev_range(dst, count) ? "src" : "dst",
-                            count));
+                            cls__dev_range(dst, count) ? "src" : "dst", count));
   int dk = cls__mem_lookup(dst, NULL, NULL, NULL);
   int sk = cls__mem_lookup(src, NULL, NULL, NULL);
   if (kind == clsMemcpyDefault)
@@ -350,7 +347,8 @@ clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *node, clsGraph_t g,
                            (CLS__MEM_ON_DEVICE(dk) ? 1 : 0));
   cls__graph *gr;
   cls__node *n;
-  clsError_t e = cls__add_begin(node, g, deps, numDeps, CLS__NODE_COPY, &gr, &n);
+  clsError_t e =
+      cls__add_begin(node, g, deps, numDeps, CLS__NODE_COPY, &gr, &n);
   if (e != clsSuccess) CLS__RETURN(e);
   n->u.c.dst = dst;
   n->u.c.src = src;
@@ -401,11 +399,12 @@ clsError_t clsGraphAddHostNode(clsGraphNode_t *node, clsGraph_t g,
                                const clsHostNodeParams *p) {
   CLS__NOT_IN_HOST_FN();
   if (!p || !p->fn)
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "params%s is NULL",
-                            p ? "->fn" : ""));
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "params%s is NULL", p ? "->fn" : ""));
   cls__graph *gr;
   cls__node *n;
-  clsError_t e = cls__add_begin(node, g, deps, numDeps, CLS__NODE_HOST, &gr, &n);
+  clsError_t e =
+      cls__add_begin(node, g, deps, numDeps, CLS__NODE_HOST, &gr, &n);
   if (e != clsSuccess) CLS__RETURN(e);
   n->u.h.fn = p->fn;
   n->u.h.user = p->userData;
@@ -445,8 +444,8 @@ clsError_t clsGraphAddDependencies(clsGraph_t h, const clsGraphNode_t *from,
   cls__graph *g = cls__graph_lookup(h);
   if (!g) CLS__RETURN(CLS__BAD_GRAPH(h));
   if (n && (!from || !to))
-    CLS__RETURN(cls__reason(clsErrorInvalidValue, "%s is NULL",
-                            from ? "to" : "from"));
+    CLS__RETURN(
+        cls__reason(clsErrorInvalidValue, "%s is NULL", from ? "to" : "from"));
   clsError_t e = clsSuccess;
   pthread_mutex_lock(&g->lock);
   for (size_t i = 0; i < n && e == clsSuccess; ++i) {

@@ -101,7 +101,7 @@ void cls__kargs_free(cls__kargs *a);
 /* Checks kernel node parameters (as clsGraphAddKernelNode takes them) on
  * the current device, stored in *dev, and fills n's kernel fields. */
 clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
-                              cls__node *n);
+                                   cls__node *n);
 
 /* ---- Capture hooks (capture.c) ----------------------------------------- */
 
@@ -130,8 +130,8 @@ int cls__cap_kernel(clsStream_t h, cls__bstream *b, clsFunction_t f,
 int cls__cap_copy(clsStream_t h, cls__bstream *b, void *dst, const void *src,
                   size_t n, clsMemcpyKind kind, int mode, int across,
                   clsError_t *err);
-int cls__cap_set(clsStream_t h, cls__bstream *b, void *dst, int value,
-                 size_t n, clsError_t *err);
+int cls__cap_set(clsStream_t h, cls__bstream *b, void *dst, int value, size_t n,
+                 clsError_t *err);
 int cls__cap_host(clsStream_t h, cls__bstream *b, clsHostFn_t fn,
                   clsStreamCallback_t cb, void *user, clsError_t *err);
 /* A call on `b` that a capture refuses (synchronize, query, stream-ordered

@@ -62,10 +62,10 @@ typedef struct cls__exec {
   cls__bevent *be;      /* the exec's event: its last launch's end */
   cls__btoken *last;
   cls__bstream *last_s;
-  cls__bexec *bx;        /* the backend's prepared replay, or NULL */
-  int bx_ordered;        /* bx orders launches itself */
-  cls__hostrec *hosts;   /* for bx: one per node (host nodes' used) */
-  size_t nhost;          /* host nodes */
+  cls__bexec *bx;      /* the backend's prepared replay, or NULL */
+  int bx_ordered;      /* bx orders launches itself */
+  cls__hostrec *hosts; /* for bx: one per node (host nodes' used) */
+  size_t nhost;        /* host nodes */
 } cls__exec;
 
 static void cls__exec_free(cls__exec *x) {
@@ -126,8 +126,7 @@ static clsError_t cls__topo(const cls__graph *g, size_t *order) {
     for (size_t k = first[v]; k < first[v + 1]; ++k)
       if (--indeg[succ[k]] == 0) order[tail++] = succ[k];
   }
-  if (tail != n)
-    e = cls__reason(clsErrorInvalidValue, "the graph has a cycle");
+  if (tail != n) e = cls__reason(clsErrorInvalidValue, "the graph has a cycle");
 out:
   free(indeg);
   free(first);
@@ -279,8 +278,8 @@ clsError_t clsGraphInstantiate(clsGraphExec_t *exec, clsGraph_t g,
 clsError_t cls__node_issue(const cls__node *n, cls__bstream *b) {
   switch (n->kind) {
   case CLS__NODE_KERNEL:
-    return cls__b_launch(n->u.k.bf, n->u.k.grid, n->u.k.block,
-                         n->u.k.args.argv, 0, b);
+    return cls__b_launch(n->u.k.bf, n->u.k.grid, n->u.k.block, n->u.k.args.argv,
+                         0, b);
   case CLS__NODE_COPY:
     return cls__b_memcpy(b, n->u.c.dst, n->u.c.src, n->u.c.n, n->u.c.kind,
                          n->u.c.mode);

@@ -239,8 +239,7 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   if (CLS__CAPTURING() &&
       cls__cap_copy(sh, s, dst, src, n, k, mode, across, &e))
     return e;
-  if (across)
-    return cls__b_memcpy_across(s, dst, ddev, src, sdev, n, mode);
+  if (across) return cls__b_memcpy_across(s, dst, ddev, src, sdev, n, mode);
   return cls__b_memcpy(s, dst, src, n, k, mode);
 }
 

@@ -392,8 +392,6 @@ static clsError_t free_async_interior(fx *x) {
   return r;
 }
 
-/* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
-
 /* ---- Helpers for the capture and graph rows ---------------------------- */
 
 #define S_CAP "docs/semantics.md Stream capture and graphs"
@@ -414,11 +412,21 @@ static clsError_t on_graph(fx *x, int what) {
   size_t cnt;
   clsError_t r = SKIPPED;
   switch (what) {
-  case 0: r = clsGraphGetNodes(g, NULL, NULL); break;
-  case 1: r = clsGraphAddEmptyNode(NULL, g, NULL, 0); break;
-  case 2: r = clsGraphAddEmptyNode(&n, g, &bogus, 1); break;
-  case 3: r = clsGraphAddKernelNode(&n, g, NULL, 0, NULL); break;
-  case 4: r = clsGraphAddKernelNode(&n, g, NULL, 0, &kp); break;
+  case 0:
+    r = clsGraphGetNodes(g, NULL, NULL);
+    break;
+  case 1:
+    r = clsGraphAddEmptyNode(NULL, g, NULL, 0);
+    break;
+  case 2:
+    r = clsGraphAddEmptyNode(&n, g, &bogus, 1);
+    break;
+  case 3:
+    r = clsGraphAddKernelNode(&n, g, NULL, 0, NULL);
+    break;
+  case 4:
+    r = clsGraphAddKernelNode(&n, g, NULL, 0, &kp);
+    break;
   case 5:
     r = clsGraphAddMemcpyNode1D(&n, g, NULL, 0, x->d, x->d, 16,
                                 (clsMemcpyKind)7);
@@ -427,11 +435,21 @@ static clsError_t on_graph(fx *x, int what) {
     r = clsGraphAddMemcpyNode1D(&n, g, NULL, 0, x->d, x->host, 16,
                                 clsMemcpyHostToDevice);
     break;
-  case 7: r = clsGraphAddMemsetNode(&n, g, NULL, 0, &mp); break;
-  case 8: r = clsGraphAddHostNode(&n, g, NULL, 0, &hp); break;
-  case 9: r = clsGraphAddDependencies(g, &bogus, &bogus, 1); break;
-  case 10: r = clsGraphAddDependencies(g, NULL, NULL, 1); break;
-  case 11: r = clsGraphInstantiate(NULL, g, 0); break;
+  case 7:
+    r = clsGraphAddMemsetNode(&n, g, NULL, 0, &mp);
+    break;
+  case 8:
+    r = clsGraphAddHostNode(&n, g, NULL, 0, &hp);
+    break;
+  case 9:
+    r = clsGraphAddDependencies(g, &bogus, &bogus, 1);
+    break;
+  case 10:
+    r = clsGraphAddDependencies(g, NULL, NULL, 1);
+    break;
+  case 11:
+    r = clsGraphInstantiate(NULL, g, 0);
+    break;
   case 12: {
     clsGraphExec_t e;
     r = clsGraphInstantiate(&e, g, 1);
@@ -461,15 +479,22 @@ static clsError_t on_exec(fx *x, int what) {
   memset(&kp, 0, sizeof kp);
   clsError_t r = SKIPPED;
   switch (what) {
-  case 0: r = clsGraphExecKernelNodeSetParams(e, n, &kp); break;
+  case 0:
+    r = clsGraphExecKernelNodeSetParams(e, n, &kp);
+    break;
   case 1:
     r = clsGraphExecKernelNodeSetParams(e, (clsGraphNode_t)GARBAGE, &kp);
     break;
   case 2:
-    r = clsGraphExecKernelNodeSetParams((clsGraphExec_t)GARBAGE_KIND(6), n, &kp);
+    r = clsGraphExecKernelNodeSetParams((clsGraphExec_t)GARBAGE_KIND(6), n,
+                                        &kp);
     break;
-  case 3: r = clsGraphLaunch(e, x->s_dead); break;
-  case 4: r = clsGraphUpload(e, (clsStream_t)GARBAGE); break;
+  case 3:
+    r = clsGraphLaunch(e, x->s_dead);
+    break;
+  case 4:
+    r = clsGraphUpload(e, (clsStream_t)GARBAGE);
+    break;
   }
   CK_OK(clsGraphExecDestroy(e));
   CK_OK(clsGraphDestroy(g));
@@ -490,6 +515,8 @@ static clsError_t exchange(int mode) {
   clsStreamCaptureMode m = (clsStreamCaptureMode)mode;
   return clsThreadExchangeStreamCaptureMode(&m);
 }
+
+/* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
 
 #define FIXED_ROWS(X)                                                          \
   /* Errors */                                                                 \
@@ -1068,7 +1095,7 @@ static clsError_t exchange(int mode) {
   X(hostfn_free_async, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
     clsFreeAsync(x->d2, x->s2))                                                \
   X(hostfn_launch, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",     \
-    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                   \
+    launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args, 0, x->s2))                    \
   /* Stream capture and graphs */                                              \
   X(cap_begin_bad_mode, 0, IV, S_CAP,                                          \
     clsStreamBeginCapture(x->s, (clsStreamCaptureMode)3))                      \
@@ -1078,8 +1105,8 @@ static clsError_t exchange(int mode) {
   X(cap_end_not_capturing, 0, ILLEGAL, S_CAP,                                  \
     clsStreamEndCapture(x->s, (clsGraph_t *)&x->out_p))                        \
   X(cap_end_null_graph, 0, IV, S_CAP, clsStreamEndCapture(x->s, NULL))         \
-  X(cap_status_null, 0, IV, S_CAP, clsStreamIsCapturing(x->s, NULL))          \
-  X(cap_info_null, 0, IV, S_CAP, clsStreamGetCaptureInfo(x->s, NULL, NULL))   \
+  X(cap_status_null, 0, IV, S_CAP, clsStreamIsCapturing(x->s, NULL))           \
+  X(cap_info_null, 0, IV, S_CAP, clsStreamGetCaptureInfo(x->s, NULL, NULL))    \
   X(cap_exchange_null, NO_FX, IV, S_CAP,                                       \
     clsThreadExchangeStreamCaptureMode(NULL))                                  \
   X(cap_exchange_bad_mode, NO_FX, IV, S_CAP, exchange(7))                      \

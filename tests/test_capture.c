@@ -142,7 +142,8 @@ typedef struct seen {
 static void hf_seen(void *p) {
   seen *s = p;
   atomic_fetch_add(&s->runs, 1);
-  if (s->host[0] == 5 + atomic_load(&s->runs) - 1) atomic_fetch_add(&s->good, 1);
+  if (s->host[0] == 5 + atomic_load(&s->runs) - 1)
+    atomic_fetch_add(&s->good, 1);
 }
 
 static void cb_count(clsStream_t s, clsError_t status, void *p) {
@@ -584,6 +585,70 @@ START_TEST(capture_wrong_thread_per_thread_alloc) {
 }
 END_TEST
 
+/* Captures on several threads at once, each on its own stream and in
+ * ThreadLocal mode, while another thread issues plain work: each graph
+ * holds its own thread's nodes only (for TSan too). */
+typedef struct cap_job {
+  const arith *a;
+  int *d;
+  int k;
+  clsError_t rc;
+} cap_job;
+
+static void *cap_thread(void *p) {
+  cap_job *j = p;
+  clsStream_t s;
+  clsGraph_t g = NULL;
+  clsGraphExec_t x = NULL;
+  size_t n = 0;
+  j->rc = clsStreamCreate(&s);
+  for (int round = 0; round < 5 && j->rc == clsSuccess; ++round) {
+    j->rc = clsStreamBeginCapture(s, clsStreamCaptureModeThreadLocal);
+    for (int i = 0; i < 3 && j->rc == clsSuccess; ++i)
+      j->rc = launch_fill(j->a, s, j->d, j->k, N);
+    if (j->rc == clsSuccess) j->rc = clsStreamEndCapture(s, &g);
+    if (j->rc == clsSuccess) j->rc = clsGraphGetNodes(g, NULL, &n);
+    if (j->rc == clsSuccess && n != 3) j->rc = clsErrorUnknown;
+    if (j->rc == clsSuccess) j->rc = clsGraphInstantiate(&x, g, 0);
+    if (j->rc == clsSuccess) j->rc = clsGraphLaunch(x, s);
+    if (j->rc == clsSuccess) j->rc = clsStreamSynchronize(s);
+    if (x) clsGraphExecDestroy(x);
+    if (g) clsGraphDestroy(g);
+    x = NULL;
+    g = NULL;
+  }
+  clsStreamDestroy(s);
+  return NULL;
+}
+
+START_TEST(capture_threads_concurrent) {
+  arith a;
+  arith_load(&a);
+  enum { T = 3 };
+  cap_job jobs[T];
+  pthread_t th[T];
+  int *plain = dev_ints(N);
+  for (int i = 0; i < T; ++i) {
+    jobs[i] = (cap_job){&a, dev_ints(N), 10 + i, clsSuccess};
+    ck_assert_int_eq(pthread_create(&th[i], NULL, cap_thread, &jobs[i]), 0);
+  }
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  for (int i = 0; i < 20; ++i) CK_OK(launch_fill(&a, s, plain, 7, N));
+  CK_OK(clsStreamSynchronize(s));
+  for (int i = 0; i < T; ++i) {
+    pthread_join(th[i], NULL);
+    CK_OK(jobs[i].rc);
+    dev_expect(jobs[i].d, 10 + i, N, "the thread's buffer");
+    CK_OK(clsFree(jobs[i].d));
+  }
+  dev_expect(plain, 7, N, "plain work");
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(plain));
+  arith_unload(&a);
+}
+END_TEST
+
 /* Row (bad input): a mode outside the enum, a NULL status pointer. */
 START_TEST(capture_bad_input) {
   clsStream_t s;
@@ -633,6 +698,7 @@ int main(void) {
   tcase_add_test(tc, capture_captured_event);
   tcase_add_test(tc_threads, capture_wrong_thread_per_thread_alloc);
   tcase_add_test(tc, capture_bad_input);
+  tcase_add_test(tc_threads, capture_threads_concurrent);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

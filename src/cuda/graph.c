@@ -12,10 +12,11 @@ clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
     size_t offset = 0, size = 0;
     cudaError_t r =
         cudaFuncGetParamInfo((const void *)f->kernel, i, &offset, &size);
-    if (r != cudaSuccess) {
+    if (r == cudaErrorInvalidValue) {
       (void)cudaGetLastError(); /* past the last parameter */
       break;
     }
+    if (r != cudaSuccess) return cls__cuda_rt(r, "cudaFuncGetParamInfo");
     if (i < max) sizes[i] = size;
   }
   *n = i;
@@ -33,15 +34,19 @@ struct cls__bexec {
 };
 
 /* Adds node `i` of `in` to x->g after its dependencies. */
-static cudaError_t cls__cuda_add_node(struct cls__bexec *x, const cls__bnode *in,
-                                      size_t i, cudaGraphNode_t *deps) {
+static cudaError_t cls__cuda_add_node(struct cls__bexec *x,
+                                      const cls__bnode *in, size_t i,
+                                      cudaGraphNode_t *deps) {
   for (size_t d = 0; d < in->ndeps; ++d) deps[d] = x->nodes[in->deps[d]];
   cudaGraphNode_t *out = &x->nodes[i];
   switch (in->kind) {
   case CLS__BNODE_KERNEL: {
-    struct cudaKernelNodeParams p = {
-        (void *)in->f->kernel, {in->grid.x, in->grid.y, in->grid.z},
-        {in->block.x, in->block.y, in->block.z}, 0, in->args, NULL};
+    struct cudaKernelNodeParams p = {(void *)in->f->kernel,
+                                     {in->grid.x, in->grid.y, in->grid.z},
+                                     {in->block.x, in->block.y, in->block.z},
+                                     0,
+                                     in->args,
+                                     NULL};
     return cudaGraphAddKernelNode(out, x->g, deps, in->ndeps, &p);
   }
   case CLS__BNODE_COPY:
@@ -49,8 +54,8 @@ static cudaError_t cls__cuda_add_node(struct cls__bexec *x, const cls__bnode *in
                                     in->src, in->n,
                                     (enum cudaMemcpyKind)in->dir);
   case CLS__BNODE_SET: {
-    struct cudaMemsetParams p = {in->dst,        in->pitch, (unsigned)in->value,
-                                 1,              in->n,     in->rows};
+    struct cudaMemsetParams p = {in->dst, in->pitch, (unsigned)in->value,
+                                 1,       in->n,     in->rows};
     return cudaGraphAddMemsetNode(out, x->g, deps, in->ndeps, &p);
   }
   case CLS__BNODE_HOST: {
@@ -114,9 +119,12 @@ clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
                                      const cls__bnode *in) {
   clsError_t e = cls__cuda_use(x->dev);
   if (e != clsSuccess) return e;
-  struct cudaKernelNodeParams p = {
-      (void *)in->f->kernel, {in->grid.x, in->grid.y, in->grid.z},
-      {in->block.x, in->block.y, in->block.z}, 0, in->args, NULL};
+  struct cudaKernelNodeParams p = {(void *)in->f->kernel,
+                                   {in->grid.x, in->grid.y, in->grid.z},
+                                   {in->block.x, in->block.y, in->block.z},
+                                   0,
+                                   in->args,
+                                   NULL};
   return cls__cuda_rt(cudaGraphExecKernelNodeSetParams(x->x, x->nodes[i], &p),
                       "cudaGraphExecKernelNodeSetParams");
 }

@@ -98,6 +98,17 @@
  *   nothing (event.c).  CLSTREAM_HOST_CLOCK=0 turns it off.  The choice
  *   from the samples is a pure function, cls__facts_pick_host_clock in
  *   facts.h, which test_device checks without a device.
+ * - replay_command_buffers: an executable graph's replay records its
+ *   kernels into a cl_khr_command_buffer at instantiate, only where the
+ *   device has the extension and a measurement showed that replaying the
+ *   buffer beats enqueueing the prepared kernels (replay.c).  No device
+ *   has shown that yet: on PoCL 3.1's CPU device (extension 0.9.0) a
+ *   command buffer of 100 tiny kernels replayed at 2.1-3.4 us per kernel
+ *   against 1.75-2.65 us for plain enqueues, and the prepared enqueues
+ *   themselves cost 1.04 of the driver's clEnqueueNDRangeKernel alone
+ *   (instructions, docs/drivers.md); NVIDIA's driver and rusticl 22.3
+ *   lack the extension.  So it is 0 everywhere until a device measures
+ *   otherwise, and replay.c has no command-buffer path to take.
  * The facts decided at opening (no_timestamps, host_clock and the marker
  * facts) are decided here too, by cls__facts_open, from what open.c's
  * start-up check measured; this file is the one writer of d->facts and
@@ -220,6 +231,9 @@ void cls__facts_read(cls__ocl_device *d) {
                     (fw && (*fw == '0' || *fw == '1') ? *fw == '1' : !nvidia);
   const char *ce = cls__setting(CLS__SET_COMMAND_EVENTS);
   f->command_events = ce && (*ce == '0' || *ce == '1') ? *ce == '1' : !nvidia;
+  /* No device has measured command buffers to pay (above), whether or
+   * not it has the extension (d->ident.command_buffer). */
+  f->replay_command_buffers = 0;
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
                       NULL) != CL_SUCCESS ||

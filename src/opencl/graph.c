@@ -17,4 +17,3 @@ clsError_t cls__b_function_params(cls__bfunction *f, size_t *n, size_t *sizes,
   }
   return clsSuccess;
 }
-

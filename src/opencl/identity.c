@@ -56,6 +56,7 @@ void cls__ocl_identify(cls__ocl_device *d) {
   if (sscanf(version, "OpenCL %d.%d", &id->cl_major, &id->cl_minor) != 2)
     id->cl_major = id->cl_minor = 0;
   id->nvidia = cls__has_extension(d->id, "cl_nv_device_attribute_query");
+  id->command_buffer = cls__has_extension(d->id, "cl_khr_command_buffer");
   if (id->nvidia) {
     id->cc_major =
         (int)cls__uint_info(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, 0);

@@ -58,6 +58,7 @@ typedef struct cls__ocl_ident {
   cl_ulong l2;            /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
   cl_ulong const_mem;     /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
   cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  int command_buffer;     /* cl_khr_command_buffer (graphs) */
 } cls__ocl_ident;
 
 /* What the backend knows about a device's driver: decided once, by
@@ -79,6 +80,7 @@ typedef struct cls__ocl_facts {
   int flush_waited;   /* commands someone will wait for are flushed at
                          once (not where the driver submits at enqueue) */
   int command_events; /* launches, copies and fills ask for their events */
+  int replay_command_buffers; /* graph replay records command buffers */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */

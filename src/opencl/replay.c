@@ -11,11 +11,11 @@
  * kernels only the stream's position names, as on NVIDIA's driver.
  * Copies, fills and host nodes take the backend's own command paths.
  *
- * cl_khr_command_buffer is not used: PoCL 3.1's (0.9.0) replayed 100 tiny
- * kernels no faster than plain enqueues on its CPU device (2.1-3.4 us vs
+ * cl_khr_command_buffer is not used (facts.c, replay_command_buffers, 0
+ * on every device so far): PoCL 3.1's (0.9.0) replayed 100 tiny kernels
+ * no faster than plain enqueues on its CPU device (2.1-3.4 us vs
  * 1.75-2.65 us per kernel), NVIDIA's driver and rusticl 22.3 do not have
- * it, and Debian 12's headers carry its pre-1.0 signatures; facts.c keeps
- * the measured answer (docs/drivers.md).
+ * it, and Debian 12's headers carry its pre-1.0 signatures.
  *
  * Pointer arguments on the buffer path are buffers or sub-buffers looked
  * up in the allocation table, which a free may release (memory.c), so a
@@ -70,8 +70,8 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
     cl_int err;
     if (a->kind == CLS__ARG_POINTER) {
       int svm;
-      err = cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what,
-                                     &svm);
+      err =
+          cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what, &svm);
     } else if (pointers_only) {
       continue;
     } else if (a->kind == CLS__ARG_VEC3) {
@@ -83,8 +83,8 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
     }
     if (err != CL_SUCCESS) {
       char buf[320];
-      snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what,
-               f->name, (unsigned)i);
+      snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
+               (unsigned)i);
       return cls__ocl_error(err, buf);
     }
   }
@@ -98,8 +98,8 @@ static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
     return cls__reason(clsErrorInvalidValue, "%s",
                        f->bad_msg ? f->bad_msg : "unsupported parameter");
   cl_program prog;
-  cl_int err = clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog,
-                               NULL);
+  cl_int err =
+      clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelInfo");
   x->k = clCreateKernel(prog, f->name, &err);
   if (!x->k) return cls__ocl_error(err, "clCreateKernel");
@@ -217,9 +217,9 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
       while (j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
              !cls__trace_on)
         ++j;
-      e = cls__trace_on ? cls__b_launch(o->b.f, o->b.grid, o->b.block,
-                                        o->b.args, 0, s)
-                        : cls__ox_kernels(x, i, j, s);
+      e = cls__trace_on
+              ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
+              : cls__ox_kernels(x, i, j, s);
       i = j;
       continue;
     }
