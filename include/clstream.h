@@ -849,9 +849,13 @@ CLS_API clsError_t clsGraphInstantiate(clsGraphExec_t *exec, clsGraph_t g,
  * before; work issued after waits for the whole graph.  Two launches of
  * one exec never overlap, even on two streams.  Never blocks. */
 CLS_API clsError_t clsGraphLaunch(clsGraphExec_t exec, clsStream_t s);
-/* Prepares the exec for its launches on `s` ahead of the first one. */
+/* Prepares the exec for its launches on `s` ahead of the first one (on
+ * the CUDA build cudaGraphUpload; on OpenCL the exec is prepared when it
+ * is made, so this only checks its arguments).  Never blocks. */
 CLS_API clsError_t clsGraphUpload(clsGraphExec_t exec, clsStream_t s);
-/* Destroys the exec and returns at once; launches already made still run. */
+/* Destroys the exec; launches already made still run.  Returns at once,
+ * except for an exec with host nodes, whose destruction waits until its
+ * last launch is over (the host nodes' records are the exec's). */
 CLS_API clsError_t clsGraphExecDestroy(clsGraphExec_t exec);
 /* Gives kernel node `node` (of the graph the exec was made from, which
  * must still exist) new parameters for the exec's later launches; the

@@ -15,8 +15,9 @@
  * values (error codes are numerically equal to CUDA's) and the same
  * behaviour; cudaGetErrorName maps to clsGetErrorNameCuda, which gives
  * CUDA's names ("cudaErrorNotReady") where clsGetErrorName gives
- * clstream's.  The names are macros and typedefs, plus one static inline
- * wrapper (cudaLaunchKernel, for its `const void *` parameter): no extra
+ * clstream's.  The names are macros and typedefs, plus a few static inline
+ * wrappers (cudaLaunchKernel, for its `const void *` parameter, and the
+ * graph calls whose CUDA 13 signatures differ from clstream's): no extra
  * symbol, nothing to link.  The allocation calls (cudaMalloc,
  * cudaMallocHost, cudaHostAlloc, cudaMallocManaged, cudaMallocAsync,
  * cudaHostGetDevicePointer) are function-like macros that accept a typed
@@ -414,7 +415,6 @@ typedef clsStreamCaptureStatus cudaStreamCaptureStatus_t;
 #define cudaStreamCaptureStatusNone clsStreamCaptureStatusNone
 #define cudaStreamCaptureStatusActive clsStreamCaptureStatusActive
 #define cudaStreamCaptureStatusInvalidated clsStreamCaptureStatusInvalidated
-#define cudaKernelNodeParams clsKernelNodeParams
 #define cudaMemsetParams clsMemsetParams
 #define cudaHostNodeParams clsHostNodeParams
 /* CUDA's edge data (cudaGraphEdgeData); only NULL is accepted. */
@@ -430,21 +430,80 @@ typedef struct cudaGraphEdgeData_st {
 #define cudaGraphDestroy clsGraphDestroy
 #define cudaGraphGetNodes clsGraphGetNodes
 #define cudaGraphAddEmptyNode clsGraphAddEmptyNode
-#define cudaGraphAddKernelNode clsGraphAddKernelNode
 #define cudaGraphAddMemcpyNode1D clsGraphAddMemcpyNode1D
 #define cudaGraphAddMemsetNode clsGraphAddMemsetNode
 #define cudaGraphAddHostNode clsGraphAddHostNode
 #define cudaGraphLaunch clsGraphLaunch
 #define cudaGraphUpload clsGraphUpload
 #define cudaGraphExecDestroy clsGraphExecDestroy
+
+/* CUDA's default arguments, in C++ only (CUDA's __dv). */
+#ifdef __cplusplus
+#define CLSTREAM_DV(v) = v
+#else
+#define CLSTREAM_DV(v)
+#endif
+
+/* Kernel nodes.  In C, cudaKernelNodeParams is clsKernelNodeParams, whose
+ * func (a clsFunction_t) takes the `(void *)kernel` CUDA code assigns.  In
+ * C++, where void * does not convert so, it is a struct of CUDA's layout
+ * that the two calls below pass on. */
+#ifdef __cplusplus
+struct cudaKernelNodeParams {
+  void *func;
+  dim3 gridDim, blockDim;
+  unsigned sharedMemBytes;
+  void **kernelParams;
+  void **extra;
+};
+static inline clsKernelNodeParams
+clstream_kernel_node_params_(const cudaKernelNodeParams *p) {
+  clsKernelNodeParams q = {(clsFunction_t)p->func, p->gridDim,      p->blockDim,
+                           p->sharedMemBytes,      p->kernelParams, p->extra};
+  return q;
+}
+static inline cudaError_t
+cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
+                       const cudaGraphNode_t *pDependencies,
+                       size_t numDependencies,
+                       const cudaKernelNodeParams *pNodeParams) {
+  if (!pNodeParams)
+    return clsGraphAddKernelNode(pGraphNode, graph, pDependencies,
+                                 numDependencies, NULL);
+  clsKernelNodeParams q = clstream_kernel_node_params_(pNodeParams);
+  return clsGraphAddKernelNode(pGraphNode, graph, pDependencies,
+                               numDependencies, &q);
+}
+static inline cudaError_t
+cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
+                                 cudaGraphNode_t node,
+                                 const cudaKernelNodeParams *pNodeParams) {
+  if (!pNodeParams)
+    return clsGraphExecKernelNodeSetParams(hGraphExec, node, NULL);
+  clsKernelNodeParams q = clstream_kernel_node_params_(pNodeParams);
+  return clsGraphExecKernelNodeSetParams(hGraphExec, node, &q);
+}
+/* cudaGraphInstantiate's flags default to 0 in C++. */
+static inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
+                                               cudaGraph_t graph,
+                                               unsigned long long flags = 0) {
+  return clsGraphInstantiate(pGraphExec, graph, flags);
+}
+#else
+#define cudaKernelNodeParams clsKernelNodeParams
+#define cudaGraphAddKernelNode clsGraphAddKernelNode
 #define cudaGraphExecKernelNodeSetParams clsGraphExecKernelNodeSetParams
+#define cudaGraphInstantiate clsGraphInstantiate
+#endif
 
 /* cudaStreamGetCaptureInfo with CUDA 13's parameters. */
 static inline cudaError_t cudaStreamGetCaptureInfo(
     cudaStream_t stream, cudaStreamCaptureStatus_t *captureStatus_out,
-    unsigned long long *id_out, cudaGraph_t *graph_out,
-    const cudaGraphNode_t **dependencies_out,
-    const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out) {
+    unsigned long long *id_out CLSTREAM_DV(0),
+    cudaGraph_t *graph_out CLSTREAM_DV(0),
+    const cudaGraphNode_t **dependencies_out CLSTREAM_DV(0),
+    const cudaGraphEdgeData **edgeData_out CLSTREAM_DV(0),
+    size_t *numDependencies_out CLSTREAM_DV(0)) {
   if (graph_out || dependencies_out || numDependencies_out)
     return clsErrorNotSupported;
   if (edgeData_out) *edgeData_out = NULL;
@@ -458,8 +517,5 @@ static inline cudaError_t cudaGraphAddDependencies(
   if (edgeData) return clsErrorNotSupported;
   return clsGraphAddDependencies(graph, from, to, numDependencies);
 }
-
-/* CUDA 12's three-argument cudaGraphInstantiate (flags: 0 only). */
-#define cudaGraphInstantiate clsGraphInstantiate
 
 #endif /* CLSTREAM_CUDA_H */

@@ -636,8 +636,10 @@ START_TEST(capture_threads_concurrent) {
   CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
   for (int i = 0; i < 20; ++i) CK_OK(launch_fill(&a, s, plain, 7, N));
   CK_OK(clsStreamSynchronize(s));
+  /* Every capture over first: the checks copy on the legacy stream, which
+   * a capturing blocking stream would refuse (Implicit). */
+  for (int i = 0; i < T; ++i) pthread_join(th[i], NULL);
   for (int i = 0; i < T; ++i) {
-    pthread_join(th[i], NULL);
     CK_OK(jobs[i].rc);
     dev_expect(jobs[i].d, 10 + i, N, "the thread's buffer");
     CK_OK(clsFree(jobs[i].d));

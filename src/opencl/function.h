@@ -90,5 +90,12 @@ struct cls__bmodule {
 
 /* Frees f, which no launch can reach any more (function.c). */
 void cls__ocl_function_free(cls__bfunction *f);
+/* Calls free_fn(obj) once the work pending on d now (every stream's, live
+ * or destroyed) is over: at once where there is none, else from a watch
+ * thread (module.c).  For objects whose driver objects launches already
+ * enqueued may use: NVIDIA's driver misbehaves when a program is released
+ * under its pending launches (docs/drivers.md). */
+void cls__ocl_free_after_pending(cls__ocl_device *d, void (*free_fn)(void *),
+                                 void *obj);
 
 #endif /* CLSTREAM_OPENCL_FUNCTION_H */

@@ -182,10 +182,12 @@ static void cls__module_free(cls__bmodule *m) {
   free(m);
 }
 
-/* A module waiting for the work pending at its unload. */
+/* An object waiting for the work pending when it was let go (a module at
+ * its unload, an executable graph's kernels at its destruction). */
 typedef struct cls__retired {
   atomic_uint left; /* watches whose job has not run */
-  cls__bmodule *m;
+  void (*free_fn)(void *);
+  void *obj;
 } cls__retired;
 
 typedef struct cls__retire_watch {
@@ -194,19 +196,20 @@ typedef struct cls__retire_watch {
 } cls__retire_watch;
 
 /* A watched event ended (completed or failed: either way the work before
- * it is over); the last one frees the module. */
+ * it is over); the last one frees the object. */
 static void cls__retire_run(cls__ocl_job *j) {
   cls__retired *r = ((cls__retire_watch *)j)->r;
   cls__ocl_watch_done((cls__ocl_watch *)j);
   if (atomic_fetch_sub(&r->left, 1) == 1) {
-    cls__module_free(r->m);
+    r->free_fn(r->obj);
     free(r);
   }
 }
 
-/* Watches every event of b for m; 0, with nothing watched, when out of
- * host memory. */
-static int cls__retire_watch_all(cls__bmodule *m, cls__ocl_batch *b) {
+/* Watches every event of b for the object; 0, with nothing watched, when
+ * out of host memory. */
+static int cls__retire_watch_all(void (*free_fn)(void *), void *obj,
+                                 cls__ocl_batch *b) {
   cls__retired *r = malloc(sizeof *r);
   cls__retire_watch **w = calloc(b->n, sizeof *w);
   int ok = r && w;
@@ -218,7 +221,8 @@ static int cls__retire_watch_all(cls__bmodule *m, cls__ocl_batch *b) {
     free(r);
     return 0;
   }
-  r->m = m;
+  r->free_fn = free_fn;
+  r->obj = obj;
   atomic_init(&r->left, b->n);
   for (cl_uint i = 0; i < b->n; ++i) {
     w[i]->r = r;
@@ -229,17 +233,24 @@ static int cls__retire_watch_all(cls__bmodule *m, cls__ocl_batch *b) {
   return 1;
 }
 
-void cls__b_module_unload(cls__bmodule *m) {
-  if (!m) return;
-  /* The front has retired m's functions: no launch of them can follow. */
+void cls__ocl_free_after_pending(cls__ocl_device *d, void (*free_fn)(void *),
+                                 void *obj) {
   cls__ocl_batch b;
   cls__ocl_batch_init(&b);
-  cls__ocl_gather_device(m->dev, &b);
-  if (b.n && !m->dev->facts.host_inline && !cls__ocl_batch_stalled(&b) &&
-      cls__retire_watch_all(m, &b)) {
+  cls__ocl_gather_device(d, &b);
+  if (b.n && !d->facts.host_inline && !cls__ocl_batch_stalled(&b) &&
+      cls__retire_watch_all(free_fn, obj, &b)) {
     cls__ocl_batch_release(&b); /* the watches hold the events */
     return;
   }
   (void)cls__ocl_batch_wait(&b); /* a failure: the work is over too */
-  cls__module_free(m);
+  free_fn(obj);
+}
+
+static void cls__module_free_any(void *m) { cls__module_free(m); }
+
+void cls__b_module_unload(cls__bmodule *m) {
+  if (!m) return;
+  /* The front has retired m's functions: no launch of them can follow. */
+  cls__ocl_free_after_pending(m->dev, cls__module_free_any, m);
 }

@@ -50,6 +50,7 @@ struct cls__bexec {
   cls__ocl_device *dev;
   size_t n;
   size_t gen; /* the allocation table's, when pointers were last set */
+  int launched;
   cls__oxnode *nodes;
 };
 
@@ -112,11 +113,22 @@ static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
   return cls__ox_set_args(d, x, 0);
 }
 
-void cls__b_exec_destroy(cls__bexec *x) {
+static void cls__ox_free(void *p) {
+  cls__bexec *x = p;
   for (size_t i = 0; i < x->n; ++i)
     if (x->nodes[i].k) clReleaseKernel(x->nodes[i].k);
   free(x->nodes);
   free(x);
+}
+
+void cls__b_exec_destroy(cls__bexec *x) {
+  /* Launches may still be pending: the kernel objects (and the program
+   * they hold, which the module may have let go) are released after
+   * them, as an unloaded module's are. */
+  if (x->launched)
+    cls__ocl_free_after_pending(x->dev, cls__ox_free, x);
+  else
+    cls__ox_free(x);
 }
 
 clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
@@ -197,6 +209,7 @@ static clsError_t cls__ox_kernels(cls__bexec *x, size_t i, size_t j,
 
 clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
   clsError_t e = clsSuccess;
+  x->launched = 1;
   size_t gen = cls__mem_gen();
   if (gen != x->gen && !x->dev->facts.buffers) {
     x->gen = gen; /* SVM pointers never go stale */

@@ -87,6 +87,41 @@ int main() {
   CUDA_CHECK(cudaFreeHost(pinned));
   CUDA_CHECK(cudaFreeHost(mapped));
 
+  /* Graphs as C++ writes them: a capture, cudaGraphInstantiate with its
+   * default flags, cudaStreamGetCaptureInfo with its default arguments,
+   * and a kernel node whose func is the kernel cast to void *. */
+  CUDA_CHECK(cudaMemset(d, 0, n * sizeof(int)));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  inc = 1;
+  CUDA_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  CUDA_CHECK(cudaStreamGetCaptureInfo(s, &st, &id));
+  EXPECT(st == cudaStreamCaptureStatusActive, "capture status %d", (int)st);
+  CUDA_CHECK(cudaLaunchKernel(increment, grid, block, args, 0, s));
+  cudaGraph_t graph;
+  CUDA_CHECK(cudaStreamEndCapture(s, &graph));
+  cudaKernelNodeParams kp = {};
+  kp.func = const_cast<void *>(increment);
+  kp.gridDim = grid;
+  kp.blockDim = block;
+  kp.kernelParams = args;
+  cudaGraphNode_t nodes[1], second;
+  size_t nnodes = 1;
+  CUDA_CHECK(cudaGraphGetNodes(graph, nodes, &nnodes));
+  CUDA_CHECK(cudaGraphAddKernelNode(&second, graph, nodes, 1, &kp));
+  cudaGraphExec_t exec;
+  CUDA_CHECK(cudaGraphInstantiate(&exec, graph));
+  CUDA_CHECK(cudaGraphLaunch(exec, s));
+  CUDA_CHECK(cudaGraphLaunch(exec, s));
+  CUDA_CHECK(cudaMemcpyAsync(host.data(), d, n * sizeof(int),
+                             cudaMemcpyDeviceToHost, s));
+  CUDA_CHECK(cudaStreamSynchronize(s));
+  for (unsigned i = 0; i < n; ++i)
+    EXPECT(host[i] == 4, "graph: host[%u] = %d, expected 4", i, host[i]);
+  CUDA_CHECK(cudaGraphExecDestroy(exec));
+  CUDA_CHECK(cudaGraphDestroy(graph));
+
   CUDA_CHECK(cudaEventDestroy(start));
   CUDA_CHECK(cudaEventDestroy(stop));
   CUDA_CHECK(cudaStreamDestroy(s));
