@@ -27,6 +27,7 @@
 #include "bench_graph.h"
 #include "clstream.h"
 #include "clstream_kernels.h"
+#include "multi.h"
 #include "raw.h"
 
 #include <math.h>
@@ -125,6 +126,18 @@ static const scenario SCEN[SC_COUNT] = {
                       3000, 20},
     [SC_GRAPH_1000] = {"graph_1000", "the same with 1000 kernels", 1000, 2000,
                        400, 5},
+    /* Two devices (issue 29): the benchmark's device and its peer. */
+    [SC_XDEV_WAIT] = {"xdev_wait",
+                      "a: kernel, record; b: wait, kernel, record; sync "
+                      "(two devices, DisableTiming events)",
+                      1, 30000, 5000, 200},
+    [SC_PEER_COPY_4K] = {"peer_copy_4k",
+                         "4 KiB peer copy a to b on b's stream + stream sync",
+                         1, 30000, 5000, 200},
+    [SC_PEER_COPY_16M] = {"peer_copy_16m",
+                          "16 MiB peer copy a to b on b's stream + stream "
+                          "sync",
+                          1, 600, 100, 5},
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -210,6 +223,8 @@ static unsigned legacy_streams(int sc) {
 }
 
 static int ours_setup(int sc, unsigned param) {
+  if (bench_multi_sc(sc))
+    return multi_ours_setup(sc) ? ofail("%s", multi_ours_error()) : 0;
   unsigned flags = sc == SC_PINGPONG ? clsEventDisableTiming : clsEventDefault;
   switch (sc) {
   case SC_LEGACY_1:
@@ -246,6 +261,8 @@ static int ours_setup(int sc, unsigned param) {
 }
 
 static int ours_reset(int sc) {
+  if (bench_multi_sc(sc))
+    return multi_ours_reset(sc) ? ofail("%s", multi_ours_error()) : 0;
   switch (sc) {
   case SC_RECORD_IDLE:
     CKS(clsEventSynchronize(oeA));
@@ -261,6 +278,8 @@ static int ours_reset(int sc) {
 }
 
 static int ours_run(int sc, unsigned inner) {
+  if (bench_multi_sc(sc))
+    return multi_ours_run(sc, inner) ? ofail("%s", multi_ours_error()) : 0;
   switch (sc) {
   case SC_RECORD_IDLE:
     for (unsigned i = 0; i < inner; ++i) CKS(clsEventRecord(oeA, oA));
@@ -355,7 +374,10 @@ static int ours_run(int sc, unsigned inner) {
 }
 
 static void ours_teardown(int sc) {
-  (void)sc;
+  if (bench_multi_sc(sc)) {
+    multi_ours_teardown(sc);
+    return;
+  }
   clsDeviceSynchronize();
   if (oeA) clsEventDestroy(oeA);
   if (oeB) clsEventDestroy(oeB);
@@ -925,7 +947,8 @@ int main(int argc, char **argv) {
   const char *json = NULL;
   clsDeviceProp prop;
   raw_info ri;
-  int dev = 0, nth = 0, status = 0;
+  int dev = 0, nth = 0, status = 0, want_multi = 0, peer = -1;
+  char no_multi[512] = "not selected";
   char err[1024], date[32];
   time_t t0 = time(NULL);
   double wall0 = now_ns();
@@ -1016,6 +1039,12 @@ int main(int argc, char **argv) {
       fprintf(stderr, "clstream-bench: %s\n", err);
       return 1;
     }
+    /* The two-device rows, where a peer device is there (else skipped). */
+    for (int sc = 0; sc < SC_COUNT; ++sc)
+      if (selected[sc] && bench_multi_sc(sc)) want_multi = 1;
+    if (want_multi && multi_open(dev, cls_kernel_arith, src, &peer, no_multi,
+                                 sizeof no_multi) == 0)
+      no_multi[0] = '\0';
     free(src);
   }
   e = clsModuleLoadData(&o_mod, cls_kernel_arith, NULL);
@@ -1038,6 +1067,12 @@ int main(int argc, char **argv) {
          prop.platformName, prop.driverVersion);
   printf("raw side : %s: %s (%s), driver %s, %s\n", ri.api, ri.device,
          ri.platform, ri.driver, ri.version);
+  if (want_multi && !no_multi[0]) {
+    clsDeviceProp pp;
+    if (clsGetDeviceProperties(&pp, peer) == clsSuccess)
+      printf("peer     : %d: %s (%s), for the two-device rows\n", peer, pp.name,
+             pp.platformName);
+  }
   printf("method   : ours and raw interleaved in alternating blocks; ns per "
          "operation (median, p90);\n"
          "           quarters = lowest-highest ours/raw over the run's four "
@@ -1048,6 +1083,10 @@ int main(int argc, char **argv) {
 
   for (int sc = 0; sc < SC_COUNT; ++sc) {
     if (!selected[sc]) continue;
+    if (bench_multi_sc(sc) && no_multi[0]) {
+      printf("%-20s skipped: %s\n", SCEN[sc].name, no_multi);
+      continue;
+    }
     run_scenario(sc, quick);
     print_row(sc);
     if (RES[sc].error[0]) status = 1;
@@ -1098,6 +1137,10 @@ int main(int argc, char **argv) {
   clsFree(o_buf);
   clsFreeHost(o_pin);
   clsModuleUnload(o_mod);
+  if (want_multi && !no_multi[0]) {
+    multi_close();
+    raw_multi_close();
+  }
   raw_close();
   if (wsc >= 0)
     printf("worst ratio %.3f (%s)\n", worst, SCEN[wsc].name);

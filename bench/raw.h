@@ -45,6 +45,10 @@ enum bench_scenario {
   SC_GRAPH_10,
   SC_GRAPH_100,
   SC_GRAPH_1000,
+  /* Two devices, a and its peer b (issue 29; bench/multi.h): */
+  SC_XDEV_WAIT,     /* a: kernel, record; b: wait, kernel, record; sync */
+  SC_PEER_COPY_4K,  /* 4 KiB from a to b on b's stream, then its sync */
+  SC_PEER_COPY_16M, /* the same with 16 MiB */
   SC_COUNT
 };
 

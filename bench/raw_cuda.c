@@ -9,6 +9,7 @@
 #include <cuda_runtime_api.h>
 #include <nvrtc.h>
 
+#include "multi.h"
 #include "raw.h"
 
 #include <stdio.h>
@@ -124,6 +125,9 @@ void raw_close(void) {
   lib = NULL;
 }
 
+/* For the two-device rows (raw_multi_cuda.c). */
+const void *raw_cuda_fill_kernel(void) { return (const void *)k_fill; }
+
 static int launch_fill(cudaStream_t s, int *t) {
   int v = ++counter;
   unsigned n = 1;
@@ -133,10 +137,8 @@ static int launch_fill(cudaStream_t s, int *t) {
   return 0;
 }
 
-/* For raw_graph_cuda.c (the graph rows): the fill kernel and the buffer. */
-const void *raw_cuda_fill(void);
+/* For raw_graph_cuda.c (the graph rows): the device buffer. */
 int *raw_cuda_buf(void);
-const void *raw_cuda_fill(void) { return (const void *)k_fill; }
 int *raw_cuda_buf(void) { return buf; }
 
 static unsigned legacy_streams(int sc) {
@@ -146,6 +148,7 @@ static unsigned legacy_streams(int sc) {
 static void host_fn(void *arg) { ++*(volatile unsigned *)arg; }
 
 int raw_setup(int sc, unsigned param) {
+  if (bench_multi_sc(sc)) return raw_multi_setup(sc);
   unsigned flags =
       sc == SC_PINGPONG ? cudaEventDisableTiming : cudaEventDefault;
   CK(cudaSetDevice(dev));
@@ -183,6 +186,7 @@ int raw_setup(int sc, unsigned param) {
 }
 
 int raw_reset(int sc) {
+  if (bench_multi_sc(sc)) return raw_multi_reset(sc);
   switch (sc) {
   case SC_RECORD_IDLE:
     CK(cudaEventSynchronize(eA));
@@ -198,6 +202,7 @@ int raw_reset(int sc) {
 }
 
 int raw_run(int sc, unsigned inner) {
+  if (bench_multi_sc(sc)) return raw_multi_run(sc, inner);
   switch (sc) {
   case SC_RECORD_IDLE:
     for (unsigned i = 0; i < inner; ++i) CK(cudaEventRecord(eA, sA));
@@ -298,6 +303,10 @@ int raw_run(int sc, unsigned inner) {
 }
 
 void raw_teardown(int sc) {
+  if (bench_multi_sc(sc)) {
+    raw_multi_teardown(sc);
+    return;
+  }
   (void)sc;
   cudaDeviceSynchronize();
   if (eA) cudaEventDestroy(eA);

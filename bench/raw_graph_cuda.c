@@ -10,7 +10,7 @@
 #include "raw.h"
 
 /* From raw_cuda.c: the fill kernel and the 4 KiB device buffer. */
-const void *raw_cuda_fill(void);
+const void *raw_cuda_fill_kernel(void);
 int *raw_cuda_buf(void);
 
 #define CK(call)                                                               \
@@ -46,7 +46,8 @@ int raw_graph_setup(int sc, unsigned param) {
   for (unsigned i = 0; i < gn; ++i) {
     int v = (int)i + 1;
     void *args[] = {&buf, &v, &one};
-    cudaError_t e = cudaLaunchKernel(raw_cuda_fill(), d1, d1, args, 0, gs);
+    cudaError_t e =
+        cudaLaunchKernel(raw_cuda_fill_kernel(), d1, d1, args, 0, gs);
     if (e != cudaSuccess) {
       cudaStreamEndCapture(gs, &gg);
       return raw_fail("capture: cudaLaunchKernel -> %s", cudaGetErrorName(e));

@@ -14,6 +14,7 @@
 #endif
 #include <CL/cl.h>
 
+#include "multi.h"
 #include "raw.h"
 
 #include <pthread.h>
@@ -359,6 +360,7 @@ static unsigned legacy_streams(int sc) {
 }
 
 int raw_setup(int sc, unsigned param) {
+  if (bench_multi_sc(sc)) return raw_multi_setup(sc);
   switch (sc) {
   case SC_LEGACY_1:
   case SC_LEGACY_8:
@@ -395,6 +397,7 @@ int raw_setup(int sc, unsigned param) {
 }
 
 int raw_reset(int sc) {
+  if (bench_multi_sc(sc)) return raw_multi_reset(sc);
   switch (sc) {
   case SC_RECORD_IDLE:
     if (evA) CK(clWaitForEvents(1, &evA));
@@ -410,6 +413,7 @@ int raw_reset(int sc) {
 }
 
 int raw_run(int sc, unsigned inner) {
+  if (bench_multi_sc(sc)) return raw_multi_run(sc, inner);
   cl_int st;
   switch (sc) {
   case SC_RECORD_IDLE:
@@ -508,6 +512,10 @@ int raw_run(int sc, unsigned inner) {
 }
 
 void raw_teardown(int sc) {
+  if (bench_multi_sc(sc)) {
+    raw_multi_teardown(sc);
+    return;
+  }
   release_all(); /* waits for queued host functions: before the worker stops */
   if (sc == SC_HOSTFN && hf_running) {
     pthread_mutex_lock(&hf_lock);

@@ -11,14 +11,16 @@
 # Usage, from a fresh checkout, as root:  bash ci/gpu.sh [cuda] [nvidia] [pocl]
 # (no argument: all three).  What the builds need and the machine lacks comes
 # as Debian packages in .deb/ at the repository root (Check, libsubunit, the
-# ocl-icd loader, the OpenCL headers, pkgconf); they are unpacked with
+# ocl-icd loader, the OpenCL headers, pkgconf, CLBlast); they are unpacked with
 # `dpkg -x` into $CLS_PREFIX (default /tmp/prefix), never installed, and
 # CMake and pkg-config are pointed there.  NVIDIA's OpenCL ICD is registered
 # (and PoCL's, if no ICD file names it yet).  Fetch the packages, on a Debian
 # 12 machine with network:
 #   mkdir -p .deb && cd .deb && apt-get download check libsubunit0 \
 #     libsubunit-dev ocl-icd-opencl-dev ocl-icd-libopencl1 opencl-c-headers \
-#     pkgconf pkgconf-bin libpkgconf3
+#     pkgconf pkgconf-bin libpkgconf3 libclblast1 libclblast-dev
+# (libclblast1 needs only libc, libstdc++ and an OpenCL loader; CMake finds
+# CLBlast's package file under the prefix, for examples/gemm_pipeline.)
 #
 # Each variant's configure, build and CTest output goes to <variant>.log and
 # the summary (pass counts, device names, driver, nvcc and date) to

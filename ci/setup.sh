@@ -2,13 +2,17 @@
 # Installs what building and testing clstream needs on Debian 12 (bookworm),
 # as root, only when something is missing: PoCL's CPU OpenCL device, the
 # OpenCL ICD loader and headers, Check, CMake, pkg-config, a C compiler and
-# a C++ one (for the C++ CUDA-names test), and for ci/test.sh's other
+# a C++ one (for the C++ CUDA-names test), CLBlast and Open MPI (the
+# interop examples), and for ci/test.sh's other
 # OpenCL runs Mesa's OpenCL (rusticl), Oclgrind and clang-format.
 # Sourced by ci/examples.sh and ci/test.sh; also runnable on its own.
 set -euo pipefail
 
 cls_packages=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers check cmake
   pkg-config gcc g++ make libc6-dev)
+# The interop examples (docs/interop.md): CLBlast for gemm_pipeline, Open MPI
+# for mpi_halo.
+cls_packages+=(libclblast-dev libopenmpi-dev openmpi-bin)
 # The other OpenCL implementations CI runs the suite on (ci/test.sh): Mesa's
 # rusticl (on llvmpipe) and the Oclgrind simulator; clang-format for the
 # style check.  CLS_SETUP_MINIMAL=1 skips them.

@@ -10,22 +10,38 @@
  *   cls_global_id(d)  cls_local_id(d)  cls_group_id(d)
  *   cls_local_size(d) cls_num_groups(d)          (d = 0, 1 or 2; unsigned)
  *   cls_barrier()     work-group barrier over local and global memory
- *   cls_warp_size()   the SIMD width work-items run in lockstep with
- *                     (CUDA's warpSize): 32 on NVIDIA devices, the largest
- *                     sub-group size where OpenCL has sub-groups, else 1
- *   cls_clock64()     a per-multiprocessor cycle counter (CUDA's clock64(),
- *                     a ulong) where the device has one: CUDA; OpenCL
- *                     drivers with cl_khr_kernel_clock or a compiler that
- *                     offers __builtin_readcyclecounter (PoCL's CPU device:
- *                     the CPU's time-stamp counter; not NVIDIA's OpenCL,
- *                     where it reads 0, nor rusticl's, whose SPIR-V
- *                     translator cannot take it: only CPU targets).
- * CLS_HAS_CLOCK64 is 1 there and 0 elsewhere, where using cls_clock64() is a
- * build error that names it (clsErrorInvalidSource, the log in
- * clsGetLastBuildLog), never a clock that does not advance. size_t as a kernel
- * parameter type, a host size_t: OpenCL C forbids size_t parameters (its width
- * is the device's), so in OpenCL kernel source size_t and ptrdiff_t mean ulong
- * and long, 64 bits like the host's (clstream's hosts are 64-bit)
+ *   cls_warp_size()   CUDA's warpSize: 32 on NVIDIA devices, the largest
+ *                     sub-group size where OpenCL C has sub-groups, and 32
+ *                     elsewhere (docs/porting-from-cuda.md says why: code
+ *                     written for warps of 32 stays correct where every
+ *                     step it relies on is separated by cls_barrier())
+ *   cls_clock64()     a counter that advances while a kernel runs (CUDA's
+ *                     clock64(), a ulong), where the device has one; which
+ *                     one is CLS_CLOCK64_KIND (the same numbers as
+ *                     clsDeviceProp's kernelClock):
+ *                     1 the multiprocessor's cycle counter: CUDA, and
+ *                       NVIDIA's OpenCL through inline PTX (%clock64),
+ *                       where the library's probe found that its compiler
+ *                       builds it and passed -DCLS__CLOCK_PTX=1;
+ *                     2 the device clock of cl_khr_kernel_clock
+ *                       (clock_read_device(): the driver's unit);
+ *                     3 the host CPU's time-stamp counter, on a device
+ *                       whose kernels compile for the CPU (PoCL), through
+ *                       __builtin_readcyclecounter: ticks at the CPU's
+ *                       nominal rate.
+ *                     Not NVIDIA's OpenCL without the probe's -D (the
+ *                     builtin reads 0 there), nor compilers that go through
+ *                     SPIR-V (rusticl's translator aborts on the builtin).
+ * CLS_HAS_CLOCK64 is 1 where there is a clock and 0 elsewhere (rusticl,
+ * Oclgrind: no cycle counter and no timer reaches OpenCL C there), where
+ * using cls_clock64() is a build error that names it
+ * (clsErrorInvalidSource, the log in clsGetLastBuildLog), never a counter
+ * that does not advance; clstream-info says which clock each device has.
+ *
+ * size_t as a kernel parameter type is a host size_t: OpenCL C forbids
+ * size_t parameters (its width is the device's), so in OpenCL kernel source
+ * size_t and ptrdiff_t mean ulong and long, 64 bits like the host's
+ * (clstream's hosts are 64-bit).
  *
  * Kernel sources are C as OpenCL C accepts it; on CUDA they compile as
  * C++ (NVRTC), so the CUDA branch also maps C99's `restrict` and OpenCL C's
@@ -55,14 +71,26 @@
 
 #if defined(__opencl_c_subgroups) || defined(cl_khr_subgroups)
 #define cls_warp_size() ((unsigned)get_max_sub_group_size())
-#elif defined(cl_nv_pragma_unroll)
-#define cls_warp_size() 32u /* NVIDIA's OpenCL compiler: a warp */
 #else
-#define cls_warp_size() 1u
+/* NVIDIA's OpenCL compiler (a warp), and every device without sub-groups:
+ * 32, the width CUDA code is written for (see above). */
+#define cls_warp_size() 32u
 #endif
 
-#if defined(__opencl_c_kernel_clock_scope_device)
+#if defined(CLS__CLOCK_PTX)
+/* Passed by the library where its probe built this on the device
+ * (src/opencl/facts.c): NVIDIA's OpenCL compiler takes inline PTX. */
 #define CLS_HAS_CLOCK64 1
+#define CLS_CLOCK64_KIND 1
+ulong cls__clock64_ptx(void) {
+  ulong t;
+  asm volatile("mov.u64 %0, %%clock64;" : "=l"(t));
+  return t;
+}
+#define cls_clock64() cls__clock64_ptx()
+#elif defined(__opencl_c_kernel_clock_scope_device)
+#define CLS_HAS_CLOCK64 1
+#define CLS_CLOCK64_KIND 2
 #define cls_clock64() ((ulong)clock_read_device())
 #elif !defined(cl_nv_pragma_unroll) &&                                         \
     (defined(__x86_64__) || defined(__i386__) || defined(__aarch64__) ||       \
@@ -74,12 +102,14 @@
 #ifdef __has_builtin
 #if __has_builtin(__builtin_readcyclecounter)
 #define CLS_HAS_CLOCK64 1
+#define CLS_CLOCK64_KIND 3
 #define cls_clock64() ((ulong)__builtin_readcyclecounter())
 #endif
 #endif
 #endif
 #ifndef CLS_HAS_CLOCK64
 #define CLS_HAS_CLOCK64 0
+#define CLS_CLOCK64_KIND 0
 #define cls_clock64() cls_clock64_is_not_available_on_this_device()
 #endif
 
@@ -109,6 +139,7 @@ __device__ __forceinline__ unsigned cls__dim3(const dim3 v, int d) {
 #define cls_barrier() __syncthreads()
 #define cls_warp_size() ((unsigned)warpSize)
 #define CLS_HAS_CLOCK64 1
+#define CLS_CLOCK64_KIND 1
 #define cls_clock64() ((ulong)clock64())
 
 #else

@@ -2,7 +2,8 @@
 # after the clstream target exists.
 #
 # `cmake --install` puts in place:
-#   include/clstream.h, include/clstream_cuda.h
+#   include/clstream.h, include/clstream_cuda.h, include/clstream_opencl.h,
+#   include/clstream_cuda_interop.h
 #   lib/libclstream.so.X.Y.Z (+ SONAME and development symlinks)
 #   lib/libclstream.a                       (target clstream_static)
 #   lib/cmake/clstream/                     (find_package(clstream CONFIG))
@@ -46,7 +47,15 @@ set(CLS_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/clstream)
 set(CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream.h)
 if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
   list(APPEND CLS_PUBLIC_HEADERS ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda.h)
+  list(APPEND CLS_PUBLIC_HEADERS
+       ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_query.h
+       ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_graph.h)
 endif()
+# Native handles (docs/interop.md): both headers in both builds, as every
+# function exists in both.
+list(APPEND CLS_PUBLIC_HEADERS
+     ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_opencl.h
+     ${CMAKE_CURRENT_SOURCE_DIR}/include/clstream_cuda_interop.h)
 install(FILES ${CLS_PUBLIC_HEADERS}
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT Development)
 

@@ -206,8 +206,13 @@ typedef void (*clsHostFn_t)(void *userData);
 typedef void (*clsStreamCallback_t)(clsStream_t stream, clsError_t status,
                                     void *userData);
 
+/* A device's UUID (cudaUUID_t). */
+typedef struct clsUUID_st {
+  char bytes[16];
+} clsUUID_t;
+
 /* Device properties.  The first fields mirror cudaDeviceProp's; the
- * cls-specific ones follow. */
+ * cls-specific ones follow, then the rest of CUDA 13's fields. */
 typedef struct clsDeviceProp {
   char name[256];           /* Device name. */
   size_t totalGlobalMem;    /* Device memory, bytes. */
@@ -294,7 +299,95 @@ typedef struct clsDeviceProp {
                                          stream's earlier work is done, and
                                          return after it has run.  0 elsewhere
                                          (a library thread, asynchronously). */
+  /* ---- The rest of CUDA 13's cudaDeviceProp (kernel clocks and device
+   * queries), with CUDA's names and meaning.  On OpenCL a field takes the
+   * driver's answer where OpenCL or an extension gives one; a value no
+   * driver query gives is 0 (docs/api.md lists each field's source), and
+   * the fields of features clstream does not offer (textures, surfaces,
+   * clusters, cooperative launches, IPC, GPUDirect, NUMA) are 0 too, as
+   * CUDA reports a feature a device lacks.  memoryClockRate and
+   * kernelExecTimeoutEnabled left cudaDeviceProp in CUDA 13 (they are
+   * attributes there) and are kept for older host code. */
+  clsUUID_t uuid;                  /* cl_khr_device_uuid's device UUID */
+  char luid[8];                    /* cl_khr_device_uuid's LUID, if valid */
+  unsigned int luidDeviceNodeMask; /* its node mask */
+  int regsPerBlock;             /* NVIDIA: CL_DEVICE_REGISTERS_PER_BLOCK_NV */
+  size_t memPitch;              /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  size_t totalConstMem;         /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
+  size_t textureAlignment;      /* 0: no textures */
+  size_t texturePitchAlignment; /* 0 */
+  int kernelExecTimeoutEnabled; /* NVIDIA: CL_DEVICE_KERNEL_EXEC_TIMEOUT_NV */
+  int maxTexture1D, maxTexture1DMipmap, maxTexture2D[2], maxTexture2DMipmap[2],
+      maxTexture2DLinear[3], maxTexture2DGather[2], maxTexture3D[3],
+      maxTexture3DAlt[3], maxTextureCubemap, maxTexture1DLayered[2],
+      maxTexture2DLayered[3], maxTextureCubemapLayered[2]; /* 0 */
+  int maxSurface1D, maxSurface2D[2], maxSurface3D[3], maxSurface1DLayered[2],
+      maxSurface2DLayered[3], maxSurfaceCubemap,
+      maxSurfaceCubemapLayered[2]; /* 0 */
+  size_t surfaceAlignment;         /* 0 */
+  int ECCEnabled;                  /* CL_DEVICE_ERROR_CORRECTION_SUPPORT */
+  int pciBusID, pciDeviceID, pciDomainID; /* cl_khr_pci_bus_info, or
+                                             NVIDIA's PCI queries; else 0 */
+  int tccDriver;                          /* 0 */
+  int memoryClockRate;                    /* 0: no driver gives it */
+  int memoryBusWidth;                     /* 0: no driver gives it */
+  int l2CacheSize;                        /* CL_DEVICE_GLOBAL_MEM_CACHE_SIZE */
+  int persistingL2CacheMaxSize;           /* 0 */
+  int maxThreadsPerMultiProcessor;        /* OpenCL: the largest work-group, the
+                                             most a compute unit is known to hold */
+  int globalL1CacheSupported;             /* 1 where global memory is cached
+                                             (CL_DEVICE_GLOBAL_MEM_CACHE_TYPE) */
+  int localL1CacheSupported;              /* 0: no driver says */
+  size_t sharedMemPerMultiprocessor;      /* CL_DEVICE_LOCAL_MEM_SIZE */
+  int regsPerMultiprocessor;              /* 0: no driver says */
+  int isMultiGpuBoard, multiGpuBoardGroupID; /* 0 */
+  int hostNativeAtomicSupported;             /* fine-grained SVM with atomics */
+  int computePreemptionSupported;            /* 0 */
+  int canUseHostPointerForRegisteredMem;     /* as pageableMemoryAccess */
+  int cooperativeLaunch;                     /* 0: not offered */
+  size_t sharedMemPerBlockOptin;             /* as sharedMemPerBlock */
+  int pageableMemoryAccessUsesHostPageTables; /* as pageableMemoryAccess */
+  int directManagedMemAccessFromHost;         /* as managedMemory */
+  int maxBlocksPerMultiProcessor;    /* OpenCL: maxThreadsPerMultiProcessor /
+                                        warpSize (blocks of one warp each) */
+  int accessPolicyMaxWindowSize;     /* 0 */
+  size_t reservedSharedMemPerBlock;  /* 0 */
+  int sparseCudaArraySupported;      /* 0 */
+  int hostRegisterReadOnlySupported; /* as hostRegisterSupported */
+  int timelineSemaphoreInteropSupported, gpuDirectRDMASupported; /* 0 */
+  unsigned int gpuDirectRDMAFlushWritesOptions;                  /* 0 */
+  int gpuDirectRDMAWritesOrdering;                               /* 0 */
+  unsigned int memoryPoolSupportedHandleTypes;                   /* 0 */
+  int deferredMappingCudaArraySupported, ipcEventSupported;      /* 0 */
+  int clusterLaunch, unifiedFunctionPointers;                    /* 0 */
+  int deviceNumaConfig, deviceNumaId, mpsEnabled, hostNumaId;    /* 0 */
+  unsigned int gpuPciDeviceID, gpuPciSubsystemID;                /* 0 */
+  int hostNumaMultinodeIpcSupported;                             /* 0 */
+  /* clstream's own (kernel clocks and event timing). */
+  int kernelClock;     /* What cls_clock64() reads in kernels: a
+                          clsKernelClock value (clsKernelClockNone: using it
+                          is a build error).  Decided by a probe build when
+                          the device is first used: 0 until then on
+                          OpenCL. */
+  int eventHostStamps; /* 1 where the device's profiling timestamps cannot
+                          time work (rusticl on llvmpipe): timed events are
+                          stamped with the host's CLOCK_MONOTONIC when a
+                          library thread sees the recorded work complete,
+                          and timerResolutionNs is that clock's resolution;
+                          the stamp trails the completion by the time the
+                          library takes to see it (docs/semantics.md).  0
+                          until the device is first used. */
 } clsDeviceProp;
+
+/* What cls_clock64() reads (clsDeviceProp's kernelClock, the kernel
+ * dialect's CLS_CLOCK64_KIND). */
+typedef enum clsKernelClock {
+  clsKernelClockNone = 0,      /* no clock: cls_clock64() is a build error */
+  clsKernelClockSmCycles = 1,  /* the multiprocessor's cycle counter (CUDA;
+                                  NVIDIA's OpenCL through inline PTX) */
+  clsKernelClockDevice = 2,    /* cl_khr_kernel_clock's device clock */
+  clsKernelClockHostCycles = 3 /* the host CPU's time-stamp counter (PoCL) */
+} clsKernelClock;
 
 /* Compute modes (cudaComputeMode), as computeMode and
  * clsDevAttrComputeMode report them.  OpenCL devices are always
@@ -364,7 +457,83 @@ typedef enum clsDeviceAttr {
   clsDevAttrMaxSharedMemoryPerBlockOptin = 97,
   clsDevAttrHostRegisterSupported = 99,
   clsDevAttrMaxBlocksPerMultiprocessor = 106,
-  clsDevAttrMemoryPoolsSupported = 115
+  clsDevAttrMemoryPoolsSupported = 115,
+  /* The rest of CUDA 13's enum (device queries).  The numbers it leaves
+   * out (44, 92-94, 96, 102-105, 107, 110, 122-124, 127-129, 132, 136,
+   * 137, 141, 145, 146: reserved or removed in CUDA 13) are
+   * clsErrorInvalidValue, as in CUDA 13.  CUDA 13 also dropped
+   * cudaDevAttrCooperativeMultiDeviceLaunch (96). */
+  clsDevAttrMaxTexture1DWidth = 21,
+  clsDevAttrMaxTexture2DWidth = 22,
+  clsDevAttrMaxTexture2DHeight = 23,
+  clsDevAttrMaxTexture3DWidth = 24,
+  clsDevAttrMaxTexture3DHeight = 25,
+  clsDevAttrMaxTexture3DDepth = 26,
+  clsDevAttrMaxTexture2DLayeredWidth = 27,
+  clsDevAttrMaxTexture2DLayeredHeight = 28,
+  clsDevAttrMaxTexture2DLayeredLayers = 29,
+  clsDevAttrSurfaceAlignment = 30,
+  clsDevAttrMaxTexture1DLayeredWidth = 42,
+  clsDevAttrMaxTexture1DLayeredLayers = 43,
+  clsDevAttrMaxTexture2DGatherWidth = 45,
+  clsDevAttrMaxTexture2DGatherHeight = 46,
+  clsDevAttrMaxTexture3DWidthAlt = 47,
+  clsDevAttrMaxTexture3DHeightAlt = 48,
+  clsDevAttrMaxTexture3DDepthAlt = 49,
+  clsDevAttrTexturePitchAlignment = 51,
+  clsDevAttrMaxTextureCubemapWidth = 52,
+  clsDevAttrMaxTextureCubemapLayeredWidth = 53,
+  clsDevAttrMaxTextureCubemapLayeredLayers = 54,
+  clsDevAttrMaxSurface1DWidth = 55,
+  clsDevAttrMaxSurface2DWidth = 56,
+  clsDevAttrMaxSurface2DHeight = 57,
+  clsDevAttrMaxSurface3DWidth = 58,
+  clsDevAttrMaxSurface3DHeight = 59,
+  clsDevAttrMaxSurface3DDepth = 60,
+  clsDevAttrMaxSurface1DLayeredWidth = 61,
+  clsDevAttrMaxSurface1DLayeredLayers = 62,
+  clsDevAttrMaxSurface2DLayeredWidth = 63,
+  clsDevAttrMaxSurface2DLayeredHeight = 64,
+  clsDevAttrMaxSurface2DLayeredLayers = 65,
+  clsDevAttrMaxSurfaceCubemapWidth = 66,
+  clsDevAttrMaxSurfaceCubemapLayeredWidth = 67,
+  clsDevAttrMaxSurfaceCubemapLayeredLayers = 68,
+  clsDevAttrMaxTexture1DLinearWidth = 69,
+  clsDevAttrMaxTexture2DLinearWidth = 70,
+  clsDevAttrMaxTexture2DLinearHeight = 71,
+  clsDevAttrMaxTexture2DLinearPitch = 72,
+  clsDevAttrMaxTexture2DMipmappedWidth = 73,
+  clsDevAttrMaxTexture2DMipmappedHeight = 74,
+  clsDevAttrMaxTexture1DMipmappedWidth = 77,
+  clsDevAttrCanFlushRemoteWrites = 98,
+  clsDevAttrPageableMemoryAccessUsesHostPageTables = 100,
+  clsDevAttrDirectManagedMemAccessFromHost = 101,
+  clsDevAttrMaxPersistingL2CacheSize = 108,
+  clsDevAttrMaxAccessPolicyWindowSize = 109,
+  clsDevAttrSparseCudaArraySupported = 112,
+  clsDevAttrHostRegisterReadOnlySupported = 113,
+  clsDevAttrTimelineSemaphoreInteropSupported = 114,
+  clsDevAttrGPUDirectRDMASupported = 116,
+  clsDevAttrGPUDirectRDMAFlushWritesOptions = 117,
+  clsDevAttrGPUDirectRDMAWritesOrdering = 118,
+  clsDevAttrMemoryPoolSupportedHandleTypes = 119,
+  clsDevAttrClusterLaunch = 120,
+  clsDevAttrDeferredMappingCudaArraySupported = 121,
+  clsDevAttrIpcEventSupport = 125,
+  clsDevAttrMemSyncDomainCount = 126,
+  clsDevAttrNumaConfig = 130,
+  clsDevAttrNumaId = 131,
+  clsDevAttrMpsEnabled = 133,
+  clsDevAttrHostNumaId = 134,
+  clsDevAttrD3D12CigSupported = 135,
+  clsDevAttrVulkanCigSupported = 138,
+  clsDevAttrGpuPciDeviceId = 139,
+  clsDevAttrGpuPciSubsystemId = 140,
+  clsDevAttrHostNumaMemoryPoolsSupported = 142,
+  clsDevAttrHostNumaMultinodeIpcSupported = 143,
+  clsDevAttrHostMemoryPoolsSupported = 144,
+  clsDevAttrOnlyPartialHostNativeAtomicSupported = 147,
+  clsDevAttrMax
 } clsDeviceAttr;
 
 /* Device flags for clsSetDeviceFlags (cudaDeviceSchedule*, ...), with
@@ -621,9 +790,9 @@ CLS_API clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s);
  * the pool once the work enqueued before this call in `s` (for the legacy
  * stream, including the blocking streams' work it waits for) is done;
  * work enqueued later must not use it.  Memory from clsMalloc is freed on
- * the device once that point is reached.  clsErrorInvalidValue for NULL or
- * a pointer that is not the start of a device allocation.  Never
- * blocks. */
+ * the device once that point is reached.  NULL is a no-op (clsSuccess, as
+ * on CUDA 13); clsErrorInvalidValue for a pointer that is not the start
+ * of a device allocation.  Never blocks. */
 CLS_API clsError_t clsFreeAsync(void *devPtr, clsStream_t s);
 /* Copies `count` bytes on the legacy default stream, so after earlier
  * work in the blocking streams.  A copy that touches host memory blocks
@@ -636,7 +805,9 @@ CLS_API clsError_t clsMemcpy(void *dst, const void *src, size_t count,
  * it returns at once; from pageable host memory it returns at once too,
  * the source having been copied aside (it may be reused on return); into
  * pageable host memory it returns once the copy is done (so it waits for
- * the stream's earlier work). */
+ * the stream's earlier work).  A host-to-host copy on the legacy stream
+ * returns once the stream's earlier work and the copy are done, whichever
+ * side is pinned, as on CUDA 13. */
 CLS_API clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
                                   clsMemcpyKind kind, clsStream_t s);
 /* Sets `count` bytes to (unsigned char)value on the legacy default
@@ -648,6 +819,170 @@ CLS_API clsError_t clsMemset(void *devPtr, int value, size_t count);
 /* Enqueues a memset on `s`.  Never blocks. */
 CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
                                   clsStream_t s);
+
+/* ---- Memory pools, free memory, peers, pitched memory (issue 26) ----- */
+
+/* A memory pool (cudaMemPool_t).  Each device has one, its default pool,
+ * which serves clsMallocAsync; clstream creates no other. */
+typedef struct clsMemPool_st *clsMemPool_t;
+
+/* Pool attributes, with cudaMemPoolAttr's values.  The three Reuse ones
+ * take an int (0 or 1), the others an unsigned long long (cuuint64_t). */
+typedef enum clsMemPoolAttr {
+  clsMemPoolReuseFollowEventDependencies = 0x1,
+  clsMemPoolReuseAllowOpportunistic = 0x2,
+  clsMemPoolReuseAllowInternalDependencies = 0x3,
+  clsMemPoolAttrReleaseThreshold = 0x4,
+  clsMemPoolAttrReservedMemCurrent = 0x5,
+  clsMemPoolAttrReservedMemHigh = 0x6,
+  clsMemPoolAttrUsedMemCurrent = 0x7,
+  clsMemPoolAttrUsedMemHigh = 0x8
+} clsMemPoolAttr;
+
+/* Stores the default pool of `device` (clsErrorInvalidDevice for a
+ * device out of range).  Never blocks. */
+CLS_API clsError_t clsDeviceGetDefaultMemPool(clsMemPool_t *memPool,
+                                              int device);
+/* Makes memPool the pool clsMallocAsync uses on `device`: only the
+ * device's own default pool is accepted (clsErrorInvalidValue for
+ * another device's).  Never blocks. */
+CLS_API clsError_t clsDeviceSetMemPool(int device, clsMemPool_t memPool);
+/* Stores the pool clsMallocAsync uses on `device`.  Never blocks. */
+CLS_API clsError_t clsDeviceGetMemPool(clsMemPool_t *memPool, int device);
+/* Sets a pool attribute from *value.  ReleaseThreshold: free memory the
+ * pool keeps cached rather than give back to the driver (on OpenCL 64 MiB
+ * until set; CUDA starts at 0 and gives memory back at synchronizations).
+ * Setting ReservedMemHigh or UsedMemHigh resets it to the current value
+ * (CUDA documents 0; CUDA 13 takes any value the same way); the Current
+ * ones are read-only (clsErrorInvalidValue).
+ * On OpenCL the Reuse flags are stored and ReuseAllowOpportunistic 0 stops
+ * a stream from taking memory freed in another stream.  Never blocks. */
+CLS_API clsError_t clsMemPoolSetAttribute(clsMemPool_t memPool,
+                                          clsMemPoolAttr attr, void *value);
+/* Stores a pool attribute in *value (an int or an unsigned long long, as
+ * above): ReservedMemCurrent is the device memory the pool holds (in use
+ * and cached), UsedMemCurrent what clsMallocAsync has handed out and not
+ * yet got back; the High ones their peaks since the last reset.  Never
+ * blocks. */
+CLS_API clsError_t clsMemPoolGetAttribute(clsMemPool_t memPool,
+                                          clsMemPoolAttr attr, void *value);
+/* Gives back to the driver cached memory of the pool whose frees have
+ * been reached, until it holds no more than minBytesToKeep (in use
+ * included, as CUDA counts).  Never blocks. */
+CLS_API clsError_t clsMemPoolTrimTo(clsMemPool_t memPool,
+                                    size_t minBytesToKeep);
+/* Stores the current device's free and total memory in bytes.  The CUDA
+ * build and OpenCL drivers with cl_amd_device_attribute_query give the
+ * driver's free figure; elsewhere (NVIDIA's OpenCL, PoCL, rusticl) free
+ * is the total minus the device memory clstream itself holds (device,
+ * managed and pool allocations, and the pool's cache), which does not
+ * see other processes.  A NULL pointer is left out (clsSuccess, as CUDA
+ * 13).  Never blocks. */
+CLS_API clsError_t clsMemGetInfo(size_t *free, size_t *total);
+
+/* Stores 1 in *canAccessPeer where kernels of `device` can use memory of
+ * `peerDevice` (OpenCL: the two share a context, so one pointer names one
+ * allocation on both; CUDA: as cudaDeviceCanAccessPeer), else 0 (always 0
+ * for a device and itself).  Never blocks. */
+CLS_API clsError_t clsDeviceCanAccessPeer(int *canAccessPeer, int device,
+                                          int peerDevice);
+/* Enables the current device's access to peerDevice's memory (flags must
+ * be 0).  clsErrorInvalidDevice for a device out of range,
+ * clsErrorPeerAccessUnsupported for the current device itself or where
+ * clsDeviceCanAccessPeer says 0, clsErrorPeerAccessAlreadyEnabled the
+ * second time (CUDA 13's codes, measured).  On OpenCL access needs no enabling;
+ * the call keeps CUDA's bookkeeping.  Never blocks. */
+CLS_API clsError_t clsDeviceEnablePeerAccess(int peerDevice, unsigned flags);
+/* Disables it again: clsErrorPeerAccessNotEnabled where it is not
+ * enabled (the current device itself included).  Never blocks. */
+CLS_API clsError_t clsDeviceDisablePeerAccess(int peerDevice);
+/* Copies `count` bytes of device memory of srcDevice to device memory of
+ * dstDevice, whichever contexts or platforms they are in (through host
+ * memory where they share none).  Returns once the copy is done, after
+ * the earlier work of both devices (CUDA returns at once but orders the
+ * copy after and before all their work).  Blocks. */
+CLS_API clsError_t clsMemcpyPeer(void *dst, int dstDevice, const void *src,
+                                 int srcDevice, size_t count);
+/* Enqueues the same copy on `s` (any device's stream), in its order;
+ * staged through host memory, still in order, where a side is memory a
+ * device of the stream's context cannot reach.  Never blocks. */
+CLS_API clsError_t clsMemcpyPeerAsync(void *dst, int dstDevice, const void *src,
+                                      int srcDevice, size_t count,
+                                      clsStream_t s);
+
+/* Pitched memory and 2-D and 3-D copies, with CUDA's types. */
+typedef struct clsPitchedPtr {
+  void *ptr;    /* the memory */
+  size_t pitch; /* bytes from one row to the next */
+  size_t xsize; /* logical width, bytes */
+  size_t ysize; /* logical height, rows: a slice is pitch * ysize bytes */
+} clsPitchedPtr;
+typedef struct clsExtent {
+  size_t width;  /* bytes (linear memory) */
+  size_t height; /* rows */
+  size_t depth;  /* slices */
+} clsExtent;
+typedef struct clsPos {
+  size_t x, y, z; /* x in bytes, y in rows, z in slices */
+} clsPos;
+/* cudaMemcpy3DParms: the array fields must be NULL (CUDA arrays are not
+ * in clstream); the fields are in CUDA's order. */
+typedef struct clsMemcpy3DParms {
+  void *srcArray;
+  clsPos srcPos;
+  clsPitchedPtr srcPtr;
+  void *dstArray;
+  clsPos dstPos;
+  clsPitchedPtr dstPtr;
+  clsExtent extent;
+  clsMemcpyKind kind;
+} clsMemcpy3DParms;
+static inline clsPitchedPtr make_clsPitchedPtr(void *d, size_t p, size_t xsz,
+                                               size_t ysz) {
+  clsPitchedPtr r = {d, p, xsz, ysz};
+  return r;
+}
+static inline clsExtent make_clsExtent(size_t w, size_t h, size_t d) {
+  clsExtent r = {w, h, d};
+  return r;
+}
+static inline clsPos make_clsPos(size_t x, size_t y, size_t z) {
+  clsPos r = {x, y, z};
+  return r;
+}
+
+/* Allocates height rows of width bytes on the current device, each row
+ * starting at a multiple of 512 bytes: *pitch gets the row stride.  Freed
+ * with clsFree.  A zero width or height gives NULL and pitch 0. */
+CLS_API clsError_t clsMallocPitch(void **devPtr, size_t *pitch, size_t width,
+                                  size_t height);
+/* Allocates a 3-D block (extent.width bytes by height rows by depth
+ * slices) as clsMallocPitch would for height * depth rows. */
+CLS_API clsError_t clsMalloc3D(clsPitchedPtr *pitchedDevPtr, clsExtent extent);
+/* Copies `height` rows of `width` bytes from rows spitch apart to rows
+ * dpitch apart, on the legacy stream; returns as clsMemcpy does.  Host
+ * memory on either side (pageable or pinned) and device memory, in any
+ * pairing.  clsErrorInvalidPitchValue where width exceeds a pitch. */
+CLS_API clsError_t clsMemcpy2D(void *dst, size_t dpitch, const void *src,
+                               size_t spitch, size_t width, size_t height,
+                               clsMemcpyKind kind);
+/* The same on `s`, returning as clsMemcpyAsync does. */
+CLS_API clsError_t clsMemcpy2DAsync(void *dst, size_t dpitch, const void *src,
+                                    size_t spitch, size_t width, size_t height,
+                                    clsMemcpyKind kind, clsStream_t s);
+/* Sets `height` rows of `width` bytes, `pitch` apart, to
+ * (unsigned char)value, on the legacy stream (as clsMemset returns).
+ * clsErrorInvalidValue where width exceeds the pitch (as CUDA 13). */
+CLS_API clsError_t clsMemset2D(void *devPtr, size_t pitch, int value,
+                               size_t width, size_t height);
+/* The same on `s`.  Never blocks. */
+CLS_API clsError_t clsMemset2DAsync(void *devPtr, size_t pitch, int value,
+                                    size_t width, size_t height, clsStream_t s);
+/* Copies extent (width bytes, height rows, depth slices) from srcPtr at
+ * srcPos to dstPtr at dstPos, on the legacy stream (as clsMemcpy2D). */
+CLS_API clsError_t clsMemcpy3D(const clsMemcpy3DParms *p);
+/* The same on `s` (as clsMemcpy2DAsync). */
+CLS_API clsError_t clsMemcpy3DAsync(const clsMemcpy3DParms *p, clsStream_t s);
 
 /* ---- Kernels --------------------------------------------------------- */
 
@@ -681,6 +1016,89 @@ CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
 /* The calling thread's last build log ("" if none).  Owned by the library
  * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);
+
+/* ---- Kernel attributes and occupancy (device queries) ------------------ */
+
+/* A kernel's attributes (cudaFuncAttributes: CUDA 13's fields in its
+ * order).  On OpenCL they are the driver's answers for the current
+ * device (CL_KERNEL_* queries); a value no driver gives is 0, as said. */
+typedef struct clsFuncAttributes {
+  size_t sharedSizeBytes; /* Static local (shared) memory, bytes
+                             (CL_KERNEL_LOCAL_MEM_SIZE). */
+  size_t constSizeBytes;  /* OpenCL: 0 (no driver says). */
+  size_t localSizeBytes;  /* Private memory per work-item, bytes
+                             (CL_KERNEL_PRIVATE_MEM_SIZE). */
+  int maxThreadsPerBlock; /* The largest block this kernel may be launched
+                             with (CL_KERNEL_WORK_GROUP_SIZE; NVIDIA's
+                             driver 580 says 256 for every kernel). */
+  int numRegs;            /* OpenCL: 0 (no driver says). */
+  int ptxVersion;         /* OpenCL: 0. */
+  int binaryVersion;      /* OpenCL: 0. */
+  int cacheModeCA;        /* OpenCL: 0. */
+  int maxDynamicSharedSizeBytes; /* As clsFuncSetAttribute last set it; by
+                                    default the device's local memory less
+                                    sharedSizeBytes on OpenCL. */
+  int preferredShmemCarveout;    /* As last set; -1 (no preference) by
+                                    default.  A hint OpenCL cannot take. */
+  int clusterDimMustBeSet;       /* Clusters: 0 on OpenCL. */
+  int requiredClusterWidth, requiredClusterHeight, requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
+} clsFuncAttributes;
+
+/* The settable kernel attributes (cudaFuncAttribute), with CUDA's
+ * values. */
+typedef enum clsFuncAttribute {
+  clsFuncAttributeMaxDynamicSharedMemorySize = 8,
+  clsFuncAttributePreferredSharedMemoryCarveout = 9,
+  clsFuncAttributeClusterDimMustBeSet = 10,
+  clsFuncAttributeRequiredClusterWidth = 11,
+  clsFuncAttributeRequiredClusterHeight = 12,
+  clsFuncAttributeRequiredClusterDepth = 13,
+  clsFuncAttributeNonPortableClusterSizeAllowed = 14,
+  clsFuncAttributeClusterSchedulingPolicyPreference = 15,
+  clsFuncAttributeMax = 16
+} clsFuncAttribute;
+
+/* Fills *attr with f's attributes on the current device
+ * (cudaFuncGetAttributes), building f's module for that device first if
+ * it is not built there yet (blocks while compiling).  InvalidValue for a
+ * NULL attr, InvalidDeviceFunction for a handle that is not a live
+ * function. */
+CLS_API clsError_t clsFuncGetAttributes(clsFuncAttributes *attr,
+                                        clsFunction_t f);
+/* Sets attribute `attr` of f (cudaFuncSetAttribute):
+ * MaxDynamicSharedMemorySize (0 up to sharedMemPerBlockOptin less the
+ * kernel's static shared memory) and PreferredSharedMemoryCarveout (-1 up
+ * to 100) are kept and read back by clsFuncGetAttributes; on OpenCL the
+ * cluster attributes return clsErrorNotSupported (no clusters).
+ * InvalidValue for a value out of range or an attribute not in the enum.
+ * Never blocks on the device. */
+CLS_API clsError_t clsFuncSetAttribute(clsFunction_t f, clsFuncAttribute attr,
+                                       int value);
+/* Stores in *numBlocks how many blocks of `blockSize` threads of f, each
+ * with `dynamicSMemSize` bytes of dynamic shared memory, a multiprocessor
+ * holds at once (cudaOccupancyMaxActiveBlocksPerMultiprocessor).  On
+ * OpenCL, from the device's limits: threads (maxThreadsPerMultiProcessor,
+ * blocks rounded up to whole warps), local memory
+ * (sharedMemPerMultiprocessor) and maxBlocksPerMultiProcessor; 0 for a
+ * block larger than the kernel's maxThreadsPerBlock.  InvalidValue for a
+ * NULL numBlocks or blockSize <= 0.  Never blocks on the device. */
+CLS_API clsError_t clsOccupancyMaxActiveBlocksPerMultiprocessor(
+    int *numBlocks, clsFunction_t f, int blockSize, size_t dynamicSMemSize);
+/* Stores the block size that gives f the most resident threads per
+ * multiprocessor (*blockSize, a multiple of the warp size up to
+ * blockSizeLimit, 0 meaning the kernel's own limit) and the smallest grid
+ * that fills the device with it (*minGridSize), by the rule of
+ * clsOccupancyMaxActiveBlocksPerMultiprocessor, as CUDA's
+ * cudaOccupancyMaxPotentialBlockSize does (its C++ defaults are 0 and
+ * 0).  InvalidValue for NULL outputs or a negative limit. */
+CLS_API clsError_t clsOccupancyMaxPotentialBlockSize(int *minGridSize,
+                                                     int *blockSize,
+                                                     clsFunction_t f,
+                                                     size_t dynamicSMemSize,
+                                                     int blockSizeLimit);
 
 /* ---- Settings and device names ----------------------------------------- */
 

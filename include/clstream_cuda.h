@@ -36,7 +36,7 @@
  *    clsModuleLoadData and launched with clsLaunchKernel or cudaLaunchKernel
  *    (which takes the clsFunction_t where CUDA takes the kernel's address).
  *  - CUDA runtime calls clstream does not implement (cudaDeviceReset,
- *    memory pools as objects, ...): they stay undeclared, so the
+ *    cudaMemPoolCreate, CUDA arrays, ...): they stay undeclared, so the
  *    compiler names each one.
  *
  * CUDART_VERSION is 13000: the CUDA runtime version whose semantics
@@ -379,6 +379,48 @@ struct dim3 : clsDim3 {
 #define cudaMemset clsMemset
 #define cudaMemsetAsync clsMemsetAsync
 
+/* Memory pools, free memory, peers, pitched memory (issue 26). */
+typedef clsMemPool_t cudaMemPool_t;
+#define cudaMemPoolAttr clsMemPoolAttr
+#define cudaMemPoolReuseFollowEventDependencies                                \
+  clsMemPoolReuseFollowEventDependencies
+#define cudaMemPoolReuseAllowOpportunistic clsMemPoolReuseAllowOpportunistic
+#define cudaMemPoolReuseAllowInternalDependencies                              \
+  clsMemPoolReuseAllowInternalDependencies
+#define cudaMemPoolAttrReleaseThreshold clsMemPoolAttrReleaseThreshold
+#define cudaMemPoolAttrReservedMemCurrent clsMemPoolAttrReservedMemCurrent
+#define cudaMemPoolAttrReservedMemHigh clsMemPoolAttrReservedMemHigh
+#define cudaMemPoolAttrUsedMemCurrent clsMemPoolAttrUsedMemCurrent
+#define cudaMemPoolAttrUsedMemHigh clsMemPoolAttrUsedMemHigh
+#define cudaDeviceGetDefaultMemPool clsDeviceGetDefaultMemPool
+#define cudaDeviceSetMemPool clsDeviceSetMemPool
+#define cudaDeviceGetMemPool clsDeviceGetMemPool
+#define cudaMemPoolSetAttribute clsMemPoolSetAttribute
+#define cudaMemPoolGetAttribute clsMemPoolGetAttribute
+#define cudaMemPoolTrimTo clsMemPoolTrimTo
+#define cudaMemGetInfo clsMemGetInfo
+#define cudaDeviceCanAccessPeer clsDeviceCanAccessPeer
+#define cudaDeviceEnablePeerAccess clsDeviceEnablePeerAccess
+#define cudaDeviceDisablePeerAccess clsDeviceDisablePeerAccess
+#define cudaMemcpyPeer clsMemcpyPeer
+#define cudaMemcpyPeerAsync clsMemcpyPeerAsync
+#define cudaPitchedPtr clsPitchedPtr
+#define cudaExtent clsExtent
+#define cudaPos clsPos
+#define cudaMemcpy3DParms clsMemcpy3DParms
+#define make_cudaPitchedPtr make_clsPitchedPtr
+#define make_cudaExtent make_clsExtent
+#define make_cudaPos make_clsPos
+#define cudaMallocPitch(devPtr, pitch, width, height)                          \
+  clsMallocPitch(CLSTREAM_VOIDPP(devPtr), (pitch), (width), (height))
+#define cudaMalloc3D clsMalloc3D
+#define cudaMemcpy2D clsMemcpy2D
+#define cudaMemcpy2DAsync clsMemcpy2DAsync
+#define cudaMemset2D clsMemset2D
+#define cudaMemset2DAsync clsMemset2DAsync
+#define cudaMemcpy3D clsMemcpy3D
+#define cudaMemcpy3DAsync clsMemcpy3DAsync
+
 /* Profiler (cuda_profiler_api.h). */
 #define cudaProfilerStart clsProfilerStart
 #define cudaProfilerStop clsProfilerStop
@@ -395,127 +437,10 @@ static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
                          sharedMem, stream);
 }
 
-/* ---- Stream capture and graphs ----------------------------------------
- * CUDA 13's signatures.  cudaStreamGetCaptureInfo and
- * cudaGraphAddDependencies take the edge arguments CUDA 13 added; clstream
- * has only default edges, so edge data must be NULL (an edgeData_out asked
- * for gets NULL, which CUDA also gives for default edges), and the
- * capture's graph and dependencies are not given (NULL, or
- * cudaErrorNotSupported when asked for). */
-typedef clsGraph_t cudaGraph_t;
-typedef clsGraphExec_t cudaGraphExec_t;
-typedef clsGraphNode_t cudaGraphNode_t;
-typedef clsStreamCaptureMode cudaStreamCaptureMode_t;
-typedef clsStreamCaptureStatus cudaStreamCaptureStatus_t;
-#define cudaStreamCaptureMode clsStreamCaptureMode
-#define cudaStreamCaptureStatus clsStreamCaptureStatus
-#define cudaStreamCaptureModeGlobal clsStreamCaptureModeGlobal
-#define cudaStreamCaptureModeThreadLocal clsStreamCaptureModeThreadLocal
-#define cudaStreamCaptureModeRelaxed clsStreamCaptureModeRelaxed
-#define cudaStreamCaptureStatusNone clsStreamCaptureStatusNone
-#define cudaStreamCaptureStatusActive clsStreamCaptureStatusActive
-#define cudaStreamCaptureStatusInvalidated clsStreamCaptureStatusInvalidated
-#define cudaMemsetParams clsMemsetParams
-#define cudaHostNodeParams clsHostNodeParams
-/* CUDA's edge data (cudaGraphEdgeData); only NULL is accepted. */
-typedef struct cudaGraphEdgeData_st {
-  unsigned char from_port, to_port, type, reserved[5];
-} cudaGraphEdgeData;
-
-#define cudaStreamBeginCapture clsStreamBeginCapture
-#define cudaStreamEndCapture clsStreamEndCapture
-#define cudaStreamIsCapturing clsStreamIsCapturing
-#define cudaThreadExchangeStreamCaptureMode clsThreadExchangeStreamCaptureMode
-#define cudaGraphCreate clsGraphCreate
-#define cudaGraphDestroy clsGraphDestroy
-#define cudaGraphGetNodes clsGraphGetNodes
-#define cudaGraphAddEmptyNode clsGraphAddEmptyNode
-#define cudaGraphAddMemcpyNode1D clsGraphAddMemcpyNode1D
-#define cudaGraphAddMemsetNode clsGraphAddMemsetNode
-#define cudaGraphAddHostNode clsGraphAddHostNode
-#define cudaGraphLaunch clsGraphLaunch
-#define cudaGraphUpload clsGraphUpload
-#define cudaGraphExecDestroy clsGraphExecDestroy
-
-/* CUDA's default arguments, in C++ only (CUDA's __dv). */
-#ifdef __cplusplus
-#define CLSTREAM_DV(v) = v
-#else
-#define CLSTREAM_DV(v)
-#endif
-
-/* Kernel nodes.  In C, cudaKernelNodeParams is clsKernelNodeParams, whose
- * func (a clsFunction_t) takes the `(void *)kernel` CUDA code assigns.  In
- * C++, where void * does not convert so, it is a struct of CUDA's layout
- * that the two calls below pass on. */
-#ifdef __cplusplus
-struct cudaKernelNodeParams {
-  void *func;
-  dim3 gridDim, blockDim;
-  unsigned sharedMemBytes;
-  void **kernelParams;
-  void **extra;
-};
-static inline clsKernelNodeParams
-clstream_kernel_node_params_(const cudaKernelNodeParams *p) {
-  clsKernelNodeParams q = {(clsFunction_t)p->func, p->gridDim,      p->blockDim,
-                           p->sharedMemBytes,      p->kernelParams, p->extra};
-  return q;
-}
-static inline cudaError_t
-cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph,
-                       const cudaGraphNode_t *pDependencies,
-                       size_t numDependencies,
-                       const cudaKernelNodeParams *pNodeParams) {
-  if (!pNodeParams)
-    return clsGraphAddKernelNode(pGraphNode, graph, pDependencies,
-                                 numDependencies, NULL);
-  clsKernelNodeParams q = clstream_kernel_node_params_(pNodeParams);
-  return clsGraphAddKernelNode(pGraphNode, graph, pDependencies,
-                               numDependencies, &q);
-}
-static inline cudaError_t
-cudaGraphExecKernelNodeSetParams(cudaGraphExec_t hGraphExec,
-                                 cudaGraphNode_t node,
-                                 const cudaKernelNodeParams *pNodeParams) {
-  if (!pNodeParams)
-    return clsGraphExecKernelNodeSetParams(hGraphExec, node, NULL);
-  clsKernelNodeParams q = clstream_kernel_node_params_(pNodeParams);
-  return clsGraphExecKernelNodeSetParams(hGraphExec, node, &q);
-}
-/* cudaGraphInstantiate's flags default to 0 in C++. */
-static inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec,
-                                               cudaGraph_t graph,
-                                               unsigned long long flags = 0) {
-  return clsGraphInstantiate(pGraphExec, graph, flags);
-}
-#else
-#define cudaKernelNodeParams clsKernelNodeParams
-#define cudaGraphAddKernelNode clsGraphAddKernelNode
-#define cudaGraphExecKernelNodeSetParams clsGraphExecKernelNodeSetParams
-#define cudaGraphInstantiate clsGraphInstantiate
-#endif
-
-/* cudaStreamGetCaptureInfo with CUDA 13's parameters. */
-static inline cudaError_t cudaStreamGetCaptureInfo(
-    cudaStream_t stream, cudaStreamCaptureStatus_t *captureStatus_out,
-    unsigned long long *id_out CLSTREAM_DV(0),
-    cudaGraph_t *graph_out CLSTREAM_DV(0),
-    const cudaGraphNode_t **dependencies_out CLSTREAM_DV(0),
-    const cudaGraphEdgeData **edgeData_out CLSTREAM_DV(0),
-    size_t *numDependencies_out CLSTREAM_DV(0)) {
-  if (graph_out || dependencies_out || numDependencies_out)
-    return clsErrorNotSupported;
-  if (edgeData_out) *edgeData_out = NULL;
-  return clsStreamGetCaptureInfo(stream, captureStatus_out, id_out);
-}
-
-/* cudaGraphAddDependencies with CUDA 13's edgeData (NULL only). */
-static inline cudaError_t cudaGraphAddDependencies(
-    cudaGraph_t graph, const cudaGraphNode_t *from, const cudaGraphNode_t *to,
-    const cudaGraphEdgeData *edgeData, size_t numDependencies) {
-  if (edgeData) return clsErrorNotSupported;
-  return clsGraphAddDependencies(graph, from, to, numDependencies);
-}
+/* The device-query names (the rest of cudaDeviceAttr, kernel attributes,
+ * occupancy): a header of their own, part of this one. */
+#include "clstream_cuda_query.h"
+/* Stream capture and graphs: a header of their own, part of this one. */
+#include "clstream_cuda_graph.h"
 
 #endif /* CLSTREAM_CUDA_H */

@@ -397,11 +397,68 @@ clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
 /* Releases x; launches already issued still run. */
 void cls__b_exec_destroy(cls__bexec *x);
 
+/* ---- Pool attributes, free memory, peers, 2-D copies (issue 26) -------
+ * Called by mempool.c, peer.c and memcpy2d.c.  OpenCL: opencl/pool.c
+ * (attributes, trim), opencl/meminfo.c (free memory, peers),
+ * opencl/copy2d.c.  CUDA: cuda/mpool.c. */
+
+/* Reads (set 0) or writes (set 1) attribute `attr` (a clsMemPoolAttr) of
+ * the default pool of opened `dev` through *value (the Reuse ints
+ * widened).  The front has refused writes to the Current attributes and
+ * non-zero writes to the High ones.  Never blocks. */
+clsError_t cls__b_pool_attr(int dev, int attr, int set,
+                            unsigned long long *value);
+/* Gives cached memory of the pool of opened `dev` back to the driver,
+ * once its frees have been reached, until the pool holds at most `keep`
+ * bytes (in use included).  Never blocks. */
+clsError_t cls__b_pool_trim(int dev, size_t keep);
+/* Free and total device memory of opened `dev`: the driver's free figure
+ * where it gives one, else total minus `held` (what the front's table
+ * holds on `dev`) and what the backend keeps cached.  Never blocks. */
+clsError_t cls__b_mem_info(int dev, size_t held, size_t *free, size_t *total);
+/* Whether kernels of `dev` can use memory of `peer` (dev != peer, both
+ * in range).  Opens neither. */
+int cls__b_can_access_peer(int dev, int peer);
+/* Enables (on 1) or disables peer access of opened `dev` to `peer`, after
+ * the front's checks (CUDA forwards; OpenCL needs nothing). */
+clsError_t cls__b_peer_access(int dev, int peer, int on);
+/* Enqueues on `s` a copy of `height` rows of `width` bytes (both > 0,
+ * width <= both pitches), every side reachable by `s`'s device.  `kind`
+ * resolved, `mode` as for cls__b_memcpy. */
+clsError_t cls__b_memcpy2d(cls__bstream *s, void *dst, size_t dpitch,
+                           const void *src, size_t spitch, size_t width,
+                           size_t height, clsMemcpyKind kind, int mode);
+/* Enqueues on `s` a fill of `height` rows of `width` bytes, `pitch`
+ * apart; `mode` as for cls__b_memset. */
+clsError_t cls__b_memset2d(cls__bstream *s, void *dst, size_t pitch, int value,
+                           size_t width, size_t height, int mode);
+
+/* ---- Kernel attributes and occupancy ------------------------------------
+ * Called by funcattr.c.  OpenCL: opencl/funcattr.c.  CUDA:
+ * cuda/funcattr.c.  None blocks on the device. */
+
+/* Fills *a with f's attributes on device `dev` (whose function f is); the
+ * front then puts in the settable ones clsFuncSetAttribute kept. */
+clsError_t cls__b_func_attributes(int dev, cls__bfunction *f,
+                                  clsFuncAttributes *a);
+/* Applies settable attribute `attr` (8 to 15, its value checked by the
+ * front for 8 and 9): CUDA forwards it; OpenCL keeps nothing (the front
+ * keeps 8 and 9) and refuses the cluster ones with NotSupported. */
+clsError_t cls__b_func_set_attribute(int dev, cls__bfunction *f, int attr,
+                                     int value);
+/* Stores in *blocks how many blocks of `block` (> 0) threads of f, with
+ * `dyn` bytes of dynamic shared memory each, a multiprocessor of `dev`
+ * holds at once. */
+clsError_t cls__b_occupancy(int dev, cls__bfunction *f, int block, size_t dyn,
+                            int *blocks);
+
 /* =====================================================================
  * Front services: what a backend may use of the front.  Each is
  * implemented by the front file named in its section; none of them calls
  * into the backend.
  * ===================================================================== */
+
+/* ---- Native handles: backend_native.h (included at the end) ---------- */
 
 /* ---- Compiler hints ---------------------------------------------------- */
 
@@ -499,7 +556,12 @@ int cls__error_listed(int code);
   X(HOST_CLOCK, "CLSTREAM_HOST_CLOCK",                                         \
     "OpenCL: 0 stops timed records on an idle stream from reading the host "   \
     "clock instead of enqueuing a marker",                                     \
-    "the host clock where the device's timestamps are read from it")
+    "the host clock where the device's timestamps are read from it")           \
+  X(KERNEL_CACHE_GUARD, "CLSTREAM_KERNEL_CACHE_GUARD",                         \
+    "OpenCL: 1 or 0 turns on or off ordering a launch that widens a "          \
+    "kernel's grid after the narrower launches of that kernel in flight "      \
+    "(PoCL 4 and 5's kernel cache aborts otherwise)",                          \
+    "on for PoCL 4.x and 5.x, off elsewhere")
 
 enum cls__setting_id {
 #define CLS__SETTING_ID(id, name, meaning, unset) CLS__SET_##id,
@@ -547,9 +609,18 @@ size_t cls__mem_gen(void);
  * refused (clsErrorNotPermitted) as from inside one. */
 void cls__host_thread_mark(void);
 
+/* ---- The kernel prelude (embedded by CMake with the front) ------------- */
+
+/* cl/clstream_kernel.h, as clsModuleLoadData prepends it: the OpenCL
+ * backend builds it once per device to probe the kernel clock (facts.c). */
+extern const char cls__prelude[];
+
 /* ---- Locks (lock.h, lock.c) and range tables (rangetab.h, rangetab.c) ---
  * Included above: cls__lock, the light lock taken on every command, and
  * cls__rangetab, the sorted address-range table under the front's
  * allocation table and the OpenCL backend's buffer table. */
+
+/* The contract's native-handles section, in a header of its own. */
+#include "backend_native.h"
 
 #endif /* CLSTREAM_BACKEND_H */

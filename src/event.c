@@ -56,6 +56,10 @@ struct cls__event {
                        complete */
   cls__bevent *b;
   cls__evcap cap; /* a record made in a capture (capture.c) */
+  /* Its native event may be recorded by the program (a CUDA handle handed
+   * out or adopted: cls__event_follow): DONE is never set, every query
+   * asks the backend. */
+  _Atomic int follows;
 };
 
 /* Whether state says "nothing to wait for": never recorded, or the
@@ -112,6 +116,7 @@ static cls__btoken *cls__event_take(cls__event *e, unsigned long *st) {
  * held meanwhile does not make the mark lost: it is given back with the
  * same state unless a record came in between. */
 static void cls__event_mark_done(cls__event *e, unsigned long seen) {
+  if (atomic_load_explicit(&e->follows, memory_order_relaxed)) return;
   unsigned long cur = seen;
   unsigned spins = 0;
   while (!atomic_compare_exchange_weak_explicit(
@@ -133,7 +138,10 @@ static void cls__event_record(cls__event *e, cls__btoken *t, int complete) {
   cls__btoken *old = e->tok;
   e->tok = t;
   st = ((st & ~(CLS__EV_GEN - 1)) + CLS__EV_GEN) | CLS__EV_RECORDED |
-       (t && !complete ? 0 : CLS__EV_DONE);
+       (t && (!complete ||
+              atomic_load_explicit(&e->follows, memory_order_relaxed))
+            ? 0
+            : CLS__EV_DONE);
   cls__event_unlock(e, st);
   if (old) cls__b_token_release(old);
 }
@@ -154,6 +162,7 @@ static clsError_t cls__event_create(clsEvent_t *out, unsigned flags) {
   ev->dev = dev;
   ev->flags = flags;
   atomic_init(&ev->state, 0); /* never recorded */
+  atomic_init(&ev->follows, 0);
   ev->tok = NULL;
   memset(&ev->cap, 0, sizeof ev->cap);
   e = cls__b_event_create(dev, flags, &ev->b);
@@ -348,4 +357,64 @@ clsError_t clsEventElapsedTime(float *ms, clsEvent_t start, clsEvent_t end) {
   cls__b_token_release(ta);
   cls__b_token_release(tb);
   CLS__RETURN(r);
+}
+
+/* ---- Native handles (native.c; docs/interop.md) ------------------------ */
+
+clsError_t cls__event_native(clsEvent_t h, int *dev, cls__bevent **b,
+                             cls__btoken **tok) {
+  cls__event *e = cls__event_lookup(h);
+  if (!e) return CLS__BAD_EVENT(h);
+  unsigned long st;
+  *tok = cls__event_take(e, &st);
+  *dev = e->dev;
+  *b = e->b;
+  return clsSuccess;
+}
+
+clsError_t cls__event_import(clsEvent_t *out, unsigned flags, void *native) {
+  clsError_t r = cls__event_create(out, flags);
+  if (r != clsSuccess) return r;
+  cls__event *e = cls__event_lookup(*out);
+  cls__bevent *be = NULL;
+  cls__btoken *t = NULL;
+  int follows = 0;
+  r = cls__b_event_import(e->dev, native, flags, &be, &t, &follows);
+  if (r != clsSuccess) { /* undone quietly: the reason stays the import's */
+    cls__handle_retire(CLS__KIND_EVENT, (uintptr_t)*out);
+    cls__b_event_destroy(e->b);
+    free(e);
+    *out = NULL;
+    return r;
+  }
+  if (be) { /* the program's event replaces the one made above */
+    cls__b_event_destroy(e->b);
+    e->b = be;
+  }
+  if (follows) atomic_store_explicit(&e->follows, 1, memory_order_relaxed);
+  cls__event_record(e, t, 0);
+  return clsSuccess;
+}
+
+void cls__event_follow(clsEvent_t h, cls__btoken *t) {
+  cls__event *e = cls__event_lookup(h);
+  if (!e) {
+    cls__b_token_release(t);
+    return;
+  }
+  atomic_store_explicit(&e->follows, 1, memory_order_relaxed);
+  /* Never recorded by clstream: from now on it stands for whatever the
+   * program records on it (as a fresh record, without DONE). */
+  unsigned long st = cls__event_lock(e);
+  cls__btoken *old = NULL;
+  if (!(st & CLS__EV_RECORDED) || !e->tok) {
+    old = e->tok;
+    e->tok = t;
+    t = NULL;
+    st = ((st & ~(CLS__EV_GEN - 1)) + CLS__EV_GEN) | CLS__EV_RECORDED;
+  }
+  st &= ~CLS__EV_DONE;
+  cls__event_unlock(e, st);
+  cls__b_token_release(old);
+  cls__b_token_release(t);
 }

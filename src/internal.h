@@ -97,10 +97,41 @@ int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
  * done) back to the backend: the one place that knows which backend
  * function frees which kind (memory.c). */
 clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
+/* Bytes of device, pool and managed memory of `dev` in the table
+ * (clsMemGetInfo, mempool.c).  Takes the table's read lock. */
+size_t cls__mem_bytes_on(int dev);
+
+/* ---- Native handles (event.c, for native.c) ---------------------------- */
+
+/* The live event h's device, backend part and newest record's token
+ * (retained; NULL: never recorded or known complete), or
+ * clsErrorInvalidResourceHandle with a reason. */
+clsError_t cls__event_native(clsEvent_t h, int *dev, cls__bevent **b,
+                             cls__btoken **tok);
+/* A new event of the current device with validated-here flags, recorded
+ * at the program's native event (cls__b_event_import). */
+clsError_t cls__event_import(clsEvent_t *out, unsigned flags, void *native);
+/* The program holds h's native event and may record it itself (CUDA):
+ * h follows token t (one reference, handed over) from now on, and its
+ * completion is never cached. */
+void cls__event_follow(clsEvent_t h, cls__btoken *t);
 
 /* ---- Kernels ---------------------------------------------------------- */
 
 /* The prelude cl/clstream_kernel.h, embedded at build time. */
 extern const char cls__prelude[];
+
+/* What clsFuncSetAttribute set on a function (funcattr.c; kept with the
+ * function in module.c).  *_set is 0 until the attribute is set. */
+typedef struct cls__fattr {
+  _Atomic int dyn_set, dyn_smem;
+  _Atomic int carve_set, carveout;
+} cls__fattr;
+/* The function behind handle f on the calling thread's current device
+ * (*dev), its module built there first if need be (blocks while
+ * compiling), and its kept attributes: clsErrorInvalidDeviceFunction,
+ * with a reason, for a handle that is not a live function (module.c). */
+clsError_t cls__function_current(clsFunction_t f, int *dev, cls__bfunction **bf,
+                                 cls__fattr **fa);
 
 #endif /* CLSTREAM_INTERNAL_H */

@@ -230,6 +230,13 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
            CLS__COPY_SYNC_CALL;
   else
     mode = pdst ? CLS__COPY_BLOCKING : psrc ? CLS__COPY_STAGE : CLS__COPY_ASYNC;
+  /* CUDA 13 runs a host-to-host clsMemcpyAsync on the legacy stream as
+   * the synchronous call would: it returns once the stream's earlier work
+   * and the copy are done, whichever side is pinned (measured on the
+   * H200; docs/semantics.md, Rows confirmed later). */
+  if (!sync && (sh == NULL || sh == clsStreamLegacy) &&
+      !CLS__MEM_ON_DEVICE(dw.kind) && !CLS__MEM_ON_DEVICE(sw.kind))
+    mode = CLS__COPY_BLOCKING;
   /* Device memory the stream's device cannot reach (another OpenCL
    * platform's) is staged through the host, as CUDA's copy would work. */
   int ddev = CLS__MEM_ON_DEVICE(dw.kind) ? dw.dev : -1;

@@ -80,3 +80,13 @@ int cls__mem_lookup(const void *p, void **base, size_t *size, int *dev) {
 }
 
 size_t cls__mem_gen(void) { return cls__rangetab_gen(&cls__table); }
+
+size_t cls__mem_bytes_on(int dev) {
+  size_t sum = 0;
+  cls__rangetab_rdlock(&cls__table);
+  const cls__alloc *a = (const cls__alloc *)cls__table.ents;
+  for (size_t i = 0; i < cls__table.n; ++i)
+    if (a[i].dev == dev && CLS__MEM_ON_DEVICE(a[i].kind)) sum += a[i].r.size;
+  cls__rangetab_unlock(&cls__table);
+  return sum;
+}

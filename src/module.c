@@ -32,6 +32,7 @@ typedef struct cls__function {
    * written once, under mod->lock. */
   cls__bfunction *_Atomic *b;
   uintptr_t handle;
+  cls__fattr attrs;           /* clsFuncSetAttribute's (funcattr.c) */
   struct cls__function *next; /* the module's list */
   char name[];
 } cls__function;
@@ -252,6 +253,10 @@ clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
                       "out of host memory for a function");
     goto out;
   }
+  atomic_init(&fn->attrs.dyn_set, 0);
+  atomic_init(&fn->attrs.dyn_smem, 0);
+  atomic_init(&fn->attrs.carve_set, 0);
+  atomic_init(&fn->attrs.carveout, -1);
   /* Looked up on the device the module was built for at load (any one it
    * is built for), so that an unknown name fails here, as in CUDA. */
   int dev = 0;
@@ -439,4 +444,22 @@ clsError_t cls__function_get(clsFunction_t f, int dev, cls__bfunction **bf) {
                        "function %p is not a live function", (void *)f);
   *bf = atomic_load_explicit(&fn->b[dev], memory_order_acquire);
   return *bf ? clsSuccess : cls__function_on(fn, dev, bf);
+}
+
+/* ---- Kernel attributes (funcattr.c) ------------------------------------ */
+
+clsError_t cls__function_current(clsFunction_t f, int *dev, cls__bfunction **bf,
+                                 cls__fattr **fa) {
+  cls__function *fn = cls__handle_get(CLS__KIND_FUNCTION, (uintptr_t)f);
+  if (!fn)
+    return cls__reason(clsErrorInvalidDeviceFunction,
+                       "function %p is not a live function (never returned "
+                       "by clsModuleGetFunction, or its module was unloaded)",
+                       (void *)f);
+  clsError_t err = cls__current_device(dev);
+  if (err != clsSuccess) return err;
+  *bf = atomic_load_explicit(&fn->b[*dev], memory_order_acquire);
+  if (!*bf && (err = cls__function_on(fn, *dev, bf)) != clsSuccess) return err;
+  *fa = &fn->attrs;
+  return clsSuccess;
 }

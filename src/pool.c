@@ -33,11 +33,12 @@ clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s) {
 
 clsError_t clsFreeAsync(void *devPtr, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();
-  if (!devPtr) CLS__RETURN(cls__reason(clsErrorInvalidValue, "devPtr is NULL"));
   int dev;
   cls__bstream *b;
   clsError_t e = cls__stream_resolve(s, &dev, &b, NULL, NULL);
   if (e != clsSuccess) CLS__RETURN(e);
+  /* CUDA 13 frees NULL as a no-op (measured on the H200), as free does. */
+  if (!devPtr) CLS__RETURN(clsSuccess);
   if (CLS__CAPTURING() && cls__cap_refuse(s, b, "clsFreeAsync", &e))
     CLS__RETURN(e);
   int adev;

@@ -124,6 +124,70 @@ static clsDim3 d3(unsigned a, unsigned b, unsigned c) {
 #define STALE(h) ((uintptr_t)(h) + ((uintptr_t)1 << 32))
 #define ALL_ONES (~(uintptr_t)0)
 
+/* ---- Native handles (issue 27; docs/interop.md) ------------------------
+ * The calls of clstream_opencl.h and clstream_cuda_interop.h, declared
+ * here with the native types' struct tags so that this file needs neither
+ * CL/cl.h nor cuda_runtime.h.  Each exists in both builds; the other API's
+ * calls return clsErrorNotSupported (CLS_TEST_CUDA: the CUDA build).  The
+ * cases that need raw OpenCL objects (an out-of-order queue, another
+ * context's queue, event and buffer) are in tests/native/test_native.c. */
+typedef struct _cl_command_queue *nat_queue;
+typedef struct _cl_event *nat_clevent;
+typedef struct _cl_mem *nat_mem;
+typedef struct _cl_platform_id *nat_platform;
+typedef struct _cl_device_id *nat_device;
+typedef struct _cl_context *nat_context;
+typedef struct CUstream_st *nat_custream;
+typedef struct CUevent_st *nat_cuevent;
+clsError_t clsOpenCLGetDevice(int, nat_platform *, nat_device *, nat_context *);
+clsError_t clsOpenCLGetQueue(clsStream_t, nat_queue *);
+clsError_t clsOpenCLGetEvent(clsEvent_t, nat_clevent *);
+clsError_t clsOpenCLGetMem(const void *, nat_mem *, size_t *);
+clsError_t clsOpenCLStreamCreateFromQueue(clsStream_t *, nat_queue, unsigned);
+clsError_t clsOpenCLEventCreateFromEvent(clsEvent_t *, nat_clevent, unsigned);
+clsError_t clsOpenCLMemRegister(void **, nat_mem);
+clsError_t clsOpenCLMemUnregister(void *);
+clsError_t clsCUDAGetStream(clsStream_t, nat_custream *);
+clsError_t clsCUDAGetEvent(clsEvent_t, nat_cuevent *);
+clsError_t clsCUDAStreamCreateFromStream(clsStream_t *, nat_custream, unsigned);
+clsError_t clsCUDAEventCreateFromEvent(clsEvent_t *, nat_cuevent, unsigned);
+#if defined(CLS_TEST_CUDA)
+#define NAT_OCL(code) clsErrorNotSupported
+#define NAT_CUDA(code) code
+#else
+#define NAT_OCL(code) code
+#define NAT_CUDA(code) clsErrorNotSupported
+#endif
+#define S_NAT "docs/interop.md"
+
+static clsError_t native_get_mem(fx *x, const void *p) {
+  nat_mem m;
+  size_t off;
+  (void)x;
+  return clsOpenCLGetMem(p, &m, &off);
+}
+
+/* The build's own native stream call: both check the stream first. */
+static clsError_t native_stream_of(clsStream_t s) {
+#if defined(CLS_TEST_CUDA)
+  nat_custream c;
+  return clsCUDAGetStream(s, &c);
+#else
+  nat_queue q;
+  return clsOpenCLGetQueue(s, &q);
+#endif
+}
+
+static clsError_t native_event_of(clsEvent_t e) {
+#if defined(CLS_TEST_CUDA)
+  nat_cuevent c;
+  return clsCUDAGetEvent(e, &c);
+#else
+  nat_clevent c; /* only dead events come here: nothing to release */
+  return clsOpenCLGetEvent(e, &c);
+#endif
+}
+
 /* ---- Helpers used by the rows ------------------------------------------ */
 
 static int *dev_int(void *p, size_t byte_off) {
@@ -384,6 +448,11 @@ static clsError_t free_async_twice(fx *x) {
   return clsFreeAsync(p, x->s);
 }
 
+static clsError_t func_attrs(clsFunction_t f) {
+  clsFuncAttributes a;
+  return clsFuncGetAttributes(&a, f);
+}
+
 static clsError_t free_async_interior(fx *x) {
   void *p = NULL;
   CK_OK(clsMallocAsync(&p, 64, x->s));
@@ -514,6 +583,29 @@ static clsError_t capture_twice(fx *x) {
 static clsError_t exchange(int mode) {
   clsStreamCaptureMode m = (clsStreamCaptureMode)mode;
   return clsThreadExchangeStreamCaptureMode(&m);
+}
+
+/* Issue 26 (pools, peers, pitched memory): helpers of its rows. */
+static size_t g_size_out; /* a size_t out slot */
+static clsError_t pool_get(fx *x, int attr, void *value) {
+  clsMemPool_t p;
+  CK_OK(clsDeviceGetDefaultMemPool(&p, x->dev_a));
+  return clsMemPoolGetAttribute(p, (clsMemPoolAttr)attr, value);
+}
+static clsError_t pool_set(fx *x, int attr, unsigned long long v) {
+  clsMemPool_t p;
+  CK_OK(clsDeviceGetDefaultMemPool(&p, x->dev_a));
+  return clsMemPoolSetAttribute(p, (clsMemPoolAttr)attr, &v);
+}
+static clsError_t memcpy3d_with_array(fx *x) {
+  clsMemcpy3DParms p;
+  memset(&p, 0, sizeof p);
+  p.srcArray = x->host;
+  p.srcPtr = make_clsPitchedPtr(x->host, 16, 16, 1);
+  p.dstPtr = make_clsPitchedPtr(x->d, 16, 16, 1);
+  p.extent = make_clsExtent(16, 1, 1);
+  p.kind = clsMemcpyHostToDevice;
+  return clsMemcpy3D(&p);
 }
 
 /* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
@@ -1067,7 +1159,7 @@ static clsError_t exchange(int mode) {
     clsMallocAsync(NULL, 16, x->s))                                            \
   X(malloc_async_zero, 0, OK, "CUDA manual cudaMallocAsync (0 bytes)" TC,      \
     malloc_async_size(x, 0))                                                   \
-  X(free_async_null, 0, IV, "HIP tests hipFreeAsync (nullptr)" TC,             \
+  X(free_async_null, 0, OK, "SEMANTICS.md memory rows (H200: Success)",        \
     clsFreeAsync(NULL, x->s))                                                  \
   X(free_async_heap, 0, IV, "CUDA manual cudaFreeAsync" TC,                    \
     clsFreeAsync(x->heap, x->s))                                               \
@@ -1077,6 +1169,58 @@ static clsError_t exchange(int mode) {
     free_async_twice(x))                                                       \
   X(free_async_interior, 0, IV, "CUDA manual cudaFreeAsync" TC,                \
     free_async_interior(x))                                                    \
+  /* Issue 26: pools, free memory, peers, pitched memory */                    \
+  X(pool_default_null, 0, IV, "CUDA manual cudaDeviceGetDefaultMemPool" TC,    \
+    clsDeviceGetDefaultMemPool(NULL, 0))                                       \
+  X(pool_default_dev, 0, IDEV, "CUDA manual cudaDeviceGetDefaultMemPool" TC,   \
+    clsDeviceGetDefaultMemPool((clsMemPool_t *)&x->out_p, x->ndev))            \
+  X(pool_attr_null_pool, 0, IV, "H200 cudaMemPoolGetAttribute",                \
+    clsMemPoolGetAttribute(NULL, clsMemPoolAttrUsedMemCurrent, &x->u))         \
+  X(pool_attr_zero, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
+    pool_get(x, 0, &x->u))                                                     \
+  X(pool_attr_nine, 0, IV, "H200 cudaMemPoolGetAttribute",                     \
+    pool_get(x, 9, &x->u))                                                     \
+  X(pool_attr_value_null, 0, IV, "H200 cudaMemPoolGetAttribute",               \
+    pool_get(x, clsMemPoolAttrUsedMemCurrent, NULL))                           \
+  X(pool_set_current, 0, IV, "H200 cudaMemPoolSetAttribute",                   \
+    pool_set(x, clsMemPoolAttrUsedMemCurrent, 0))                              \
+  X(pool_set_high_5, 0, OK,                                                    \
+    "H200 cudaMemPoolSetAttribute (High: any value resets)",                   \
+    pool_set(x, clsMemPoolAttrReservedMemHigh, 5))                             \
+  X(pool_trim_null, 0, IV, "H200 cudaMemPoolTrimTo",                           \
+    clsMemPoolTrimTo(NULL, 0))                                                 \
+  X(mem_get_info_null, 0, OK, "H200 cudaMemGetInfo (NULL free: Success)",      \
+    clsMemGetInfo(NULL, &g_size_out))                                          \
+  X(peer_can_null, 0, IV, "H200 cudaDeviceCanAccessPeer",                      \
+    clsDeviceCanAccessPeer(NULL, 0, 0))                                        \
+  X(peer_can_dev, 0, IDEV, "H200 cudaDeviceCanAccessPeer",                     \
+    clsDeviceCanAccessPeer(&x->i1, 0, x->ndev))                                \
+  X(peer_enable_self, 0, clsErrorPeerAccessUnsupported,                        \
+    "H200 cudaDeviceEnablePeerAccess (the current device)",                    \
+    clsDeviceEnablePeerAccess(x->dev_a, 0))                                    \
+  X(peer_enable_flags, 0, IV, "H200 cudaDeviceEnablePeerAccess",               \
+    clsDeviceEnablePeerAccess(x->dev_a, 1))                                    \
+  X(peer_disable_self, 0, clsErrorPeerAccessNotEnabled,                        \
+    "H200 cudaDeviceDisablePeerAccess (the current device)",                   \
+    clsDeviceDisablePeerAccess(x->dev_a))                                      \
+  X(memcpy_peer_dev, 0, IDEV, "H200 cudaMemcpyPeer",                           \
+    clsMemcpyPeer(x->d2, x->ndev, x->d, x->dev_a, 16))                         \
+  X(memcpy_peer_host, 0, IV, "H200 cudaMemcpyPeer",                            \
+    clsMemcpyPeer(x->host, x->dev_a, x->d, x->dev_a, 16))                      \
+  X(malloc_pitch_null, 0, IV, "CUDA manual cudaMallocPitch" TC,                \
+    clsMallocPitch(NULL, &g_size_out, 16, 16))                                 \
+  X(memcpy2d_width_pitch, 0, clsErrorInvalidPitchValue,                        \
+    "H200 cudaMemcpy2D (width > dpitch)",                                      \
+    clsMemcpy2D(x->d, 8, x->host, 16, 16, 2, clsMemcpyHostToDevice))           \
+  X(memcpy2d_past_end, 0, IV, "H200 cudaMemcpy2D",                             \
+    clsMemcpy2D(x->d, 32, x->host, 32, 16, 3, clsMemcpyHostToDevice))          \
+  X(memcpy2d_kind, 0, IDIR, "CUDA manual cudaMemcpy2D" TC,                     \
+    clsMemcpy2D(x->d, 16, x->host, 16, 16, 1, (clsMemcpyKind)9))               \
+  X(memset2d_width_pitch, 0, IV, "H200 cudaMemset2D (width > pitch)",          \
+    clsMemset2D(x->d, 8, 0, 16, 2))                                            \
+  X(memcpy3d_null, 0, IV, "H200 cudaMemcpy3D", clsMemcpy3D(NULL))              \
+  X(memcpy3d_array, 0, clsErrorNotSupported,                                   \
+    "clstream: no CUDA arrays (docs/differences.md)", memcpy3d_with_array(x))  \
   X(profiler_start, 0, OK, "CUDA manual cudaProfilerStart",                    \
     clsProfilerStart())                                                        \
   X(profiler_stop, 0, OK, "CUDA manual cudaProfilerStop", clsProfilerStop())   \
@@ -1148,7 +1292,106 @@ static clsError_t exchange(int mode) {
   X(hostfn_begin_capture, IN_HOSTFN, NOTPERM, S_ST " (host function)",         \
     clsStreamBeginCapture(x->s2, clsStreamCaptureModeGlobal))                  \
   X(hostfn_graph_create, IN_HOSTFN, NOTPERM, S_ST " (host function)",          \
-    clsGraphCreate((clsGraph_t *)&x->out_p, 0))
+    clsGraphCreate((clsGraph_t *)&x->out_p, 0))                                \
+  KCLOCK_ROWS(X)                                                               \
+  NATIVE_ROWS(X)
+
+/* Issue 25 (device queries): kernel attributes, occupancy, and the device
+ * attribute numbers CUDA 13 reserves or dropped. */
+#define IDF clsErrorInvalidDeviceFunction
+#define S_FA "CUDA manual cudaFuncGetAttributes"
+#define S_FS "CUDA manual cudaFuncSetAttribute"
+#define S_OB "CUDA manual cudaOccupancyMaxActiveBlocksPerMultiprocessor"
+#define S_OP "CUDA manual cudaOccupancyMaxPotentialBlockSize"
+#define KCLOCK_ROWS(X)                                                         \
+  X(funcattr_null, NEED_MOD, IV, S_FA TC, clsFuncGetAttributes(NULL, x->f))    \
+  X(funcattr_unloaded, NEED_MOD, IDF, S_FA TC, func_attrs(x->f_dead))          \
+  X(funcattr_not_function, NEED_MOD, IDF, S_FA TC,                             \
+    func_attrs((clsFunction_t)x->s))                                           \
+  X(funcattr_null_function, 0, IDF, S_FA TC, func_attrs(NULL))                 \
+  X(funcset_attr_7, NEED_MOD, IV, S_FS " (not an attribute)" TC,               \
+    clsFuncSetAttribute(x->f, (clsFuncAttribute)7, 0))                         \
+  X(funcset_attr_max, NEED_MOD, IV, S_FS " (not an attribute)" TC,             \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMax, 0))                         \
+  X(funcset_dyn_negative, NEED_MOD, IV, S_FS TC,                               \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize, -1)) \
+  X(funcset_dyn_huge, NEED_MOD, IV, S_FS TC,                                   \
+    clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize,      \
+                        INT_MAX))                                              \
+  X(funcset_carveout_101, NEED_MOD, IV, S_FS TC,                               \
+    clsFuncSetAttribute(x->f, clsFuncAttributePreferredSharedMemoryCarveout,   \
+                        101))                                                  \
+  X(funcset_carveout_minus2, NEED_MOD, IV, S_FS TC,                            \
+    clsFuncSetAttribute(x->f, clsFuncAttributePreferredSharedMemoryCarveout,   \
+                        -2))                                                   \
+  X(funcset_unloaded, NEED_MOD, IDF, S_FS TC,                                  \
+    clsFuncSetAttribute(x->f_dead,                                             \
+                        clsFuncAttributePreferredSharedMemoryCarveout, 0))     \
+  X(occ_null, NEED_MOD, IV, S_OB TC,                                           \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(NULL, x->f, 32, 0))           \
+  X(occ_block_zero, NEED_MOD, IV, S_OB TC,                                     \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 0, 0))          \
+  X(occ_block_negative, NEED_MOD, IV, S_OB TC,                                 \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, -32, 0))        \
+  X(occ_unloaded, NEED_MOD, IDF, S_OB TC,                                      \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f_dead, 32, 0))    \
+  X(occpot_null_grid, NEED_MOD, IV, S_OP TC,                                   \
+    clsOccupancyMaxPotentialBlockSize(NULL, &x->i1, x->f, 0, 0))               \
+  X(occpot_null_block, NEED_MOD, IV, S_OP TC,                                  \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, NULL, x->f, 0, 0))               \
+  X(occpot_limit_negative, NEED_MOD, IV, S_OP TC,                              \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, &x->i2, x->f, 0, -1))            \
+  X(occpot_unloaded, NEED_MOD, IDF, S_OP TC,                                   \
+    clsOccupancyMaxPotentialBlockSize(&x->i1, &x->i2, x->f_dead, 0, 0))        \
+  X(hostfn_funcattr, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",   \
+    func_attrs(x->f))                                                          \
+  X(hostfn_occupancy, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",  \
+    clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 32, 0))         \
+  X(attr_reserved_44, 0, IV, "CUDA 13 driver_types.h (44 reserved)" TC,        \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)44, 0))                       \
+  X(attr_dropped_96, 0, IV,                                                    \
+    "CUDA 13 driver_types.h (CooperativeMultiDeviceLaunch dropped)" TC,        \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)96, 0))                       \
+  X(attr_reserved_122, 0, IV, "CUDA 13 driver_types.h (122 reserved)" TC,      \
+    clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)122, 0))                      \
+  X(attr_max, 0, IV, "CUDA 13 driver_types.h (cudaDevAttrMax)" TC,             \
+    clsDeviceGetAttribute(&x->i1, clsDevAttrMax, 0))
+
+/* Issue 27 (native handles, docs/interop.md): the calls of
+ * clstream_opencl.h and clstream_cuda_interop.h (declared above). */
+#define NATIVE_ROWS(X)                                                         \
+  X(ocl_device_neg, 0, NAT_OCL(IDEV), S_NAT,                                   \
+    clsOpenCLGetDevice(-1, NULL, NULL, NULL))                                  \
+  X(ocl_device_count, 0, NAT_OCL(IDEV), S_NAT,                                 \
+    clsOpenCLGetDevice(x->ndev, NULL, NULL, NULL))                             \
+  X(ocl_queue_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetQueue(x->s, NULL))      \
+  X(native_stream_dead, 0, IRH, S_NAT, native_stream_of(x->s_dead))            \
+  X(ocl_event_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLGetEvent(x->e, NULL))      \
+  X(native_event_dead, 0, IRH, S_NAT, native_event_of(x->e_dead))              \
+  X(ocl_mem_null_out, 0, NAT_OCL(IV), S_NAT,                                   \
+    clsOpenCLGetMem(x->d, NULL, NULL))                                         \
+  X(ocl_mem_heap, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->heap))           \
+  X(ocl_mem_pinned, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->h))            \
+  X(ocl_mem_freed, 0, NAT_OCL(IV), S_NAT, native_get_mem(x, x->d_dead))        \
+  X(ocl_stream_from_null, 0, NAT_OCL(IV), S_NAT,                               \
+    clsOpenCLStreamCreateFromQueue(&x->out_s, NULL, 0))                        \
+  X(ocl_stream_out_null, 0, NAT_OCL(IV), S_NAT,                                \
+    clsOpenCLStreamCreateFromQueue(NULL, NULL, 0))                             \
+  X(ocl_event_from_null, 0, NAT_OCL(IV), S_NAT,                                \
+    clsOpenCLEventCreateFromEvent(&x->out_e, NULL, 0))                         \
+  X(ocl_register_null, 0, NAT_OCL(IV), S_NAT,                                  \
+    clsOpenCLMemRegister(&x->out_p, NULL))                                     \
+  X(ocl_unregister_null, 0, NAT_OCL(IV), S_NAT, clsOpenCLMemUnregister(NULL))  \
+  X(ocl_unregister_malloc, 0, NAT_OCL(IV), S_NAT,                              \
+    clsOpenCLMemUnregister(x->d))                                              \
+  X(ocl_unregister_heap, 0, NAT_OCL(IV), S_NAT,                                \
+    clsOpenCLMemUnregister(x->heap))                                           \
+  X(cuda_stream_null, 0, NAT_CUDA(IV), S_NAT, clsCUDAGetStream(x->s, NULL))    \
+  X(cuda_event_null, 0, NAT_CUDA(IV), S_NAT, clsCUDAGetEvent(x->e, NULL))      \
+  X(cuda_stream_from_null, 0, NAT_CUDA(IV), S_NAT,                             \
+    clsCUDAStreamCreateFromStream(&x->out_s, NULL, 0))                         \
+  X(cuda_event_from_null, 0, NAT_CUDA(IV), S_NAT,                              \
+    clsCUDAEventCreateFromEvent(&x->out_e, NULL, 0))
 
 #define X_FN(id, needs, exp, src, call)                                        \
   static clsError_t fixed_##id(fx *x) {                                        \

@@ -18,7 +18,7 @@ static const char *const known[] = {
     "CLSTREAM_ARG_CACHE",      "CLSTREAM_MEMORY",
     "CLSTREAM_HOST_INLINE",    "CLSTREAM_FLUSH_WAITED",
     "CLSTREAM_COMMAND_EVENTS", "CLSTREAM_TIMING_FALLBACK",
-    "CLSTREAM_HOST_CLOCK",
+    "CLSTREAM_HOST_CLOCK",     "CLSTREAM_KERNEL_CACHE_GUARD",
 };
 enum { NKNOWN = sizeof known / sizeof known[0] };
 

@@ -15,6 +15,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What cls_clock64() reads on an opened device (clsDeviceProp's
+ * kernelClock, decided by a probe build when the device is opened). */
+static const char *kernel_clock(const clsDeviceProp *p) {
+  switch (p->kernelClock) {
+  case clsKernelClockSmCycles:
+    return "the multiprocessor's cycle counter (cls_clock64, CUDA's clock64)";
+  case clsKernelClockDevice:
+    return "cl_khr_kernel_clock's device clock (cls_clock64)";
+  case clsKernelClockHostCycles:
+    return "the host CPU's time-stamp counter (cls_clock64)";
+  default:
+    return "none: cls_clock64() is a build error on this device";
+  }
+}
+
 /* ---- Which CLSTREAM_DEVICE strings select which device ----------------- */
 
 /* Does CLSTREAM_DEVICE=value name device d?  The library's own rule
@@ -331,6 +346,15 @@ int main(int argc, char **argv) {
              p->timerIsHostClock ? "yes (a timed record on an idle stream "
                                    "reads it and enqueues nothing)"
                                  : "no");
+    if (sel == clsSuccess) {
+      printf("  %-22s %s\n", "event timing:",
+             opened.eventHostStamps
+                 ? "host stamps (the device's timestamps cannot time work: "
+                   "a timed record is stamped when a library thread sees "
+                   "its work complete)"
+                 : "the device's profiling timestamps");
+      printf("  %-22s %s\n", "kernel clock:", kernel_clock(&opened));
+    }
     if (sel == clsSuccess) probe_kernels(p);
     if (sel == clsSuccess)
       printf("  %-22s yes\n", "selectable:");

@@ -58,6 +58,7 @@
 struct cls__bstream {
   int dev;
   cudaStream_t s;
+  int foreign; /* the program's (clsCUDAStreamCreateFromStream): kept */
 };
 
 typedef struct cls__cuda_device {
@@ -91,6 +92,7 @@ struct cls__bevent {
   int dev;
   unsigned flags;
   cudaEvent_t ev;
+  int foreign; /* the program's (clsCUDAEventCreateFromEvent): kept */
 };
 
 struct cls__bfunction {

@@ -16,6 +16,107 @@ cls__cuda_device *cls__cuda_device_get(int dev) {
 
 /* ---- Enumeration ------------------------------------------------------ */
 
+/* The rest of CUDA 13's cudaDeviceProp, copied from the runtime's (the
+ * fields CUDA 13 dropped from the struct read as attributes). */
+static void cls__cuda_fill_props13(int dev, clsDeviceProp *p,
+                                   const struct cudaDeviceProp *cp) {
+  memcpy(p->uuid.bytes, cp->uuid.bytes, sizeof p->uuid.bytes);
+  memcpy(p->luid, cp->luid, sizeof p->luid);
+  p->luidDeviceNodeMask = cp->luidDeviceNodeMask;
+  p->regsPerBlock = cp->regsPerBlock;
+  p->memPitch = cp->memPitch;
+  p->totalConstMem = cp->totalConstMem;
+  p->textureAlignment = cp->textureAlignment;
+  p->texturePitchAlignment = cp->texturePitchAlignment;
+  p->maxTexture1D = cp->maxTexture1D;
+  p->maxTexture1DMipmap = cp->maxTexture1DMipmap;
+  memcpy(p->maxTexture2D, cp->maxTexture2D, sizeof p->maxTexture2D);
+  memcpy(p->maxTexture2DMipmap, cp->maxTexture2DMipmap,
+         sizeof p->maxTexture2DMipmap);
+  memcpy(p->maxTexture2DLinear, cp->maxTexture2DLinear,
+         sizeof p->maxTexture2DLinear);
+  memcpy(p->maxTexture2DGather, cp->maxTexture2DGather,
+         sizeof p->maxTexture2DGather);
+  memcpy(p->maxTexture3D, cp->maxTexture3D, sizeof p->maxTexture3D);
+  memcpy(p->maxTexture3DAlt, cp->maxTexture3DAlt, sizeof p->maxTexture3DAlt);
+  p->maxTextureCubemap = cp->maxTextureCubemap;
+  memcpy(p->maxTexture1DLayered, cp->maxTexture1DLayered,
+         sizeof p->maxTexture1DLayered);
+  memcpy(p->maxTexture2DLayered, cp->maxTexture2DLayered,
+         sizeof p->maxTexture2DLayered);
+  memcpy(p->maxTextureCubemapLayered, cp->maxTextureCubemapLayered,
+         sizeof p->maxTextureCubemapLayered);
+  p->maxSurface1D = cp->maxSurface1D;
+  memcpy(p->maxSurface2D, cp->maxSurface2D, sizeof p->maxSurface2D);
+  memcpy(p->maxSurface3D, cp->maxSurface3D, sizeof p->maxSurface3D);
+  memcpy(p->maxSurface1DLayered, cp->maxSurface1DLayered,
+         sizeof p->maxSurface1DLayered);
+  memcpy(p->maxSurface2DLayered, cp->maxSurface2DLayered,
+         sizeof p->maxSurface2DLayered);
+  p->maxSurfaceCubemap = cp->maxSurfaceCubemap;
+  memcpy(p->maxSurfaceCubemapLayered, cp->maxSurfaceCubemapLayered,
+         sizeof p->maxSurfaceCubemapLayered);
+  p->surfaceAlignment = cp->surfaceAlignment;
+  p->ECCEnabled = cp->ECCEnabled;
+  p->pciBusID = cp->pciBusID;
+  p->pciDeviceID = cp->pciDeviceID;
+  p->pciDomainID = cp->pciDomainID;
+  p->tccDriver = cp->tccDriver;
+  p->memoryBusWidth = cp->memoryBusWidth;
+  p->l2CacheSize = cp->l2CacheSize;
+  p->persistingL2CacheMaxSize = cp->persistingL2CacheMaxSize;
+  p->maxThreadsPerMultiProcessor = cp->maxThreadsPerMultiProcessor;
+  p->globalL1CacheSupported = cp->globalL1CacheSupported;
+  p->localL1CacheSupported = cp->localL1CacheSupported;
+  p->sharedMemPerMultiprocessor = cp->sharedMemPerMultiprocessor;
+  p->regsPerMultiprocessor = cp->regsPerMultiprocessor;
+  p->isMultiGpuBoard = cp->isMultiGpuBoard;
+  p->multiGpuBoardGroupID = cp->multiGpuBoardGroupID;
+  p->hostNativeAtomicSupported = cp->hostNativeAtomicSupported;
+  p->computePreemptionSupported = cp->computePreemptionSupported;
+  p->canUseHostPointerForRegisteredMem = cp->canUseHostPointerForRegisteredMem;
+  p->cooperativeLaunch = cp->cooperativeLaunch;
+  p->sharedMemPerBlockOptin = cp->sharedMemPerBlockOptin;
+  p->pageableMemoryAccessUsesHostPageTables =
+      cp->pageableMemoryAccessUsesHostPageTables;
+  p->directManagedMemAccessFromHost = cp->directManagedMemAccessFromHost;
+  p->maxBlocksPerMultiProcessor = cp->maxBlocksPerMultiProcessor;
+  p->accessPolicyMaxWindowSize = cp->accessPolicyMaxWindowSize;
+  p->reservedSharedMemPerBlock = cp->reservedSharedMemPerBlock;
+  p->sparseCudaArraySupported = cp->sparseCudaArraySupported;
+  p->hostRegisterReadOnlySupported = cp->hostRegisterReadOnlySupported;
+  p->timelineSemaphoreInteropSupported = cp->timelineSemaphoreInteropSupported;
+  p->gpuDirectRDMASupported = cp->gpuDirectRDMASupported;
+  p->gpuDirectRDMAFlushWritesOptions = cp->gpuDirectRDMAFlushWritesOptions;
+  p->gpuDirectRDMAWritesOrdering = cp->gpuDirectRDMAWritesOrdering;
+  p->memoryPoolSupportedHandleTypes = cp->memoryPoolSupportedHandleTypes;
+  p->deferredMappingCudaArraySupported = cp->deferredMappingCudaArraySupported;
+  p->ipcEventSupported = cp->ipcEventSupported;
+  p->clusterLaunch = cp->clusterLaunch;
+  p->unifiedFunctionPointers = cp->unifiedFunctionPointers;
+#if CUDART_VERSION >= 13000
+  p->deviceNumaConfig = cp->deviceNumaConfig;
+  p->deviceNumaId = cp->deviceNumaId;
+  p->mpsEnabled = cp->mpsEnabled;
+  p->hostNumaId = cp->hostNumaId;
+  p->gpuPciDeviceID = cp->gpuPciDeviceID;
+  p->gpuPciSubsystemID = cp->gpuPciSubsystemID;
+  p->hostNumaMultinodeIpcSupported = cp->hostNumaMultinodeIpcSupported;
+#endif
+  /* Dropped from the struct in CUDA 13: attributes there. */
+  int v = 0;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrMemoryClockRate, dev) ==
+      cudaSuccess)
+    p->memoryClockRate = v;
+  v = 0;
+  if (cudaDeviceGetAttribute(&v, cudaDevAttrKernelExecTimeout, dev) ==
+      cudaSuccess)
+    p->kernelExecTimeoutEnabled = v;
+  (void)cudaGetLastError();
+  p->kernelClock = clsKernelClockSmCycles; /* clock64() */
+  p->eventHostStamps = 0;
+}
+
 static void cls__cuda_fill_props(cls__cuda_device *d,
                                  const struct cudaDeviceProp *cp) {
   clsDeviceProp *p = &d->prop;
@@ -72,6 +173,7 @@ static void cls__cuda_fill_props(cls__cuda_device *d,
   p->bufferArgAlign = 1;
   p->timerIsHostClock = 0;
   p->hostFuncsInline = 0; /* CUDA's callback thread */
+  cls__cuda_fill_props13(d->index, p, cp);
   d->arch = cp->major * 10 + cp->minor;
 }
 

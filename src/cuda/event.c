@@ -11,6 +11,7 @@ clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
   if (!e) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   e->dev = dev;
   e->flags = flags;
+  e->foreign = 0;
   clsError_t r = cls__cuda_use(dev);
   /* The flag bits equal cudaEventBlockingSync, cudaEventDisableTiming and
    * cudaEventInterprocess. */
@@ -28,7 +29,8 @@ clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
 void cls__b_event_destroy(cls__bevent *e) {
   /* Returns at once; the runtime releases the event once its captured
    * work is done. */
-  if (cls__cuda_use(e->dev) == clsSuccess) (void)cudaEventDestroy(e->ev);
+  if (!e->foreign && cls__cuda_use(e->dev) == clsSuccess)
+    (void)cudaEventDestroy(e->ev);
   free(e);
 }
 

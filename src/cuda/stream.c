@@ -8,6 +8,7 @@ clsError_t cls__b_stream_create(int dev, unsigned flags, int priority,
   cls__bstream *s = malloc(sizeof *s);
   if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   s->dev = dev;
+  s->foreign = 0;
   clsError_t e = cls__cuda_use(dev);
   /* clsStreamNonBlocking == cudaStreamNonBlocking; the priority is
    * already clamped into cudaDeviceGetStreamPriorityRange's range. */
@@ -31,7 +32,8 @@ clsError_t cls__b_stream_default(int dev, int per_thread, cls__bstream **out) {
 void cls__b_stream_destroy(cls__bstream *s) {
   /* Returns at once; the runtime still runs the work already in the
    * stream, host functions included, and then releases it. */
-  if (cls__cuda_use(s->dev) == clsSuccess) (void)cudaStreamDestroy(s->s);
+  if (!s->foreign && cls__cuda_use(s->dev) == clsSuccess)
+    (void)cudaStreamDestroy(s->s);
   free(s);
 }
 

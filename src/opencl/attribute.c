@@ -135,7 +135,7 @@ clsError_t cls__b_device_attribute(int dev, int attr, int *value) {
     break;
   /* A compute unit runs at least one work-group of the largest size. */
   case clsDevAttrMaxThreadsPerMultiProcessor:
-    v = p.maxThreadsPerBlock;
+    v = p.maxThreadsPerMultiProcessor;
     break;
   case clsDevAttrAsyncEngineCount:
     v = p.asyncEngineCount;
@@ -173,10 +173,33 @@ clsError_t cls__b_device_attribute(int dev, int attr, int *value) {
   case clsDevAttrMemoryPoolsSupported:
     v = p.memoryPoolsSupported;
     break;
+  /* The fields clsDeviceProp gained with CUDA 13's whole struct. */
+  case clsDevAttrPciBusId:
+    v = p.pciBusID;
+    break;
+  case clsDevAttrPciDeviceId:
+    v = p.pciDeviceID;
+    break;
+  case clsDevAttrPciDomainId:
+    v = p.pciDomainID;
+    break;
+  case clsDevAttrGlobalL1CacheSupported:
+    v = p.globalL1CacheSupported;
+    break;
+  case clsDevAttrMaxBlocksPerMultiprocessor:
+    v = p.maxBlocksPerMultiProcessor;
+    break;
+  case clsDevAttrDirectManagedMemAccessFromHost:
+    v = p.directManagedMemAccessFromHost;
+    break;
+  case clsDevAttrPageableMemoryAccessUsesHostPageTables:
+    v = p.pageableMemoryAccessUsesHostPageTables;
+    break;
+  case clsDevAttrHostRegisterReadOnlySupported:
+    v = p.hostRegisterReadOnlySupported;
+    break;
   default:
-    /* CU_DEVICE_ATTRIBUTE_DIRECT_MANAGED_MEM_ACCESS_FROM_HOST (101):
-     * fine-grained SVM is the host's memory, used in place. */
-    v = attr == 101 ? p.managedMemory : 0;
+    v = 0;
     break;
   }
   *value = v;

@@ -89,6 +89,7 @@ clsError_t cls__b_stream_wait_token(cls__bstream *s, cls__btoken *t) {
     for (cl_uint i = 0; i < g.n; ++i) clReleaseEvent(g.list[i]);
   if (g.list != g.small) free(g.list);
   if (add) cls__ocl_busy_add(s);
-  return ok ? clsSuccess
-            : cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  if (!ok) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  /* A handed-out queue holds no wait back (enqueue.c). */
+  return cls__ocl_waits_flush(s);
 }

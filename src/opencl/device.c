@@ -249,11 +249,17 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->bufferArgAlign = d->facts.buffers ? d->facts.base_align : 1;
   p->streamPriorities = d->priority_hints;
   p->timerResolutionNs = (double)d->timer_res_ns;
-  if (atomic_load_explicit(&d->opened, memory_order_acquire) == 1 &&
-      d->facts.no_timestamps)
-    p->timerResolutionNs = 0; /* elapsed times: clsErrorNotSupported */
   /* Decided when the device is opened (published by `opened`). */
   int opened = atomic_load_explicit(&d->opened, memory_order_acquire) == 1;
+  if (opened && d->facts.no_timestamps) {
+    /* Timed events are host-stamped (event.c): the host clock's
+     * resolution. */
+    struct timespec res = {0, 1};
+    clock_getres(CLOCK_MONOTONIC, &res);
+    p->timerResolutionNs = (double)res.tv_sec * 1e9 + (double)res.tv_nsec;
+    p->eventHostStamps = 1;
+  }
+  p->kernelClock = opened ? d->facts.kernel_clock : 0;
   p->timingFallback = opened ? d->timing_fallback : 0; /* 0, 1 or 2 */
   p->timerIsHostClock = opened && d->facts.host_clock != 0;
   /* Compute capability, OpenCL version, memory features: identity.c. */

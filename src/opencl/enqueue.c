@@ -11,8 +11,10 @@
  * (batch.c), to be waited for once they are dropped. */
 #include "enqueue.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- The busy list and the orphans ------------------------------------ */
 
@@ -152,7 +154,10 @@ static void cls__fold_status(cl_int *worst, cl_int st) {
 cl_int cls__ocl_gather_stream(cls__bstream *t, cls__ocl_batch *b) {
   CLS__ASSERT_HELD(&t->last_lock);
   cl_int worst = CL_COMPLETE;
-  cls__ocl_position(t);
+  if (b)
+    cls__ocl_position(t);
+  else
+    cls__ocl_look(t);
   if (CLS__UNLIKELY(t->last.unnamed)) {
     /* Not even a barrier could be enqueued (out of resources): the queue
      * itself is finished rather than the order lost, but no longer here,
@@ -213,7 +218,9 @@ cl_int cls__ocl_gather_blocking(cls__ocl_device *d, cls__ocl_batch *b) {
     cls__bstream *t = d->busy[i];
     cls__lock_take(&t->last_lock);
     cl_int st = cls__ocl_gather_stream(t, b);
-    int keep = st != CL_COMPLETE;
+    /* A handed-out queue may get the program's work at any time: it stays
+     * listed (docs/interop.md). */
+    int keep = st != CL_COMPLETE || cls__pos_foreign(&t->last);
     cls__fold_status(&worst, st);
     if (!keep) t->in_busy = 0;
     cls__lock_give(&t->last_lock);
@@ -329,7 +336,9 @@ void cls__ocl_begin_waits(cls__bstream *s, cls__ocl_batch *b) {
  * there), so a timed record never stands on one. */
 void cls__ocl_position(cls__bstream *t) {
   CLS__ASSERT_HELD(&t->last_lock);
-  if (CLS__LIKELY(!t->last.unnamed)) return;
+  /* On a handed-out queue (cls__ocl_expose) the program's commands may
+   * follow last.ev: every look names the position anew. */
+  if (CLS__LIKELY(!cls__pos_open(&t->last))) return;
   cl_event ev = NULL;
   cl_int err = clEnqueueBarrierWithWaitList(t->q, 0, NULL, &ev);
   if (err != CL_SUCCESS) err = clEnqueueMarkerWithWaitList(t->q, 0, NULL, &ev);
@@ -437,4 +446,33 @@ void cls__ocl_gather_device(cls__ocl_device *d, cls__ocl_batch *b) {
     cls__ocl_batch_push(b, d->orphans[i].ev);
   }
   pthread_mutex_unlock(&d->busy_lock);
+}
+
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+/* How long a look at a handed-out queue (cls__ocl_look) lets the barrier
+ * that named its position complete: a barrier on an idle queue completes
+ * within microseconds, and without this grace every query would see its
+ * own barrier just enqueued, and a polling loop would never see the
+ * stream idle. */
+#define CLS__LOOK_GRACE_NS 200000
+
+void cls__ocl_look(cls__bstream *t) {
+  CLS__ASSERT_HELD(&t->last_lock);
+  cls__ocl_position(t);
+  cl_event ev = t->last.ev;
+  if (CLS__LIKELY(!cls__pos_foreign(&t->last)) || !ev || t->last.unnamed)
+    return;
+  /* A bounded poll of one status, not a wait on the device (the lock
+   * table's exceptions). */
+  cls__ocl_flush(t->q);
+  struct timespec a, n;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  for (;;) {
+    if (cls__ocl_status(ev) <= CL_COMPLETE) return;
+    clock_gettime(CLOCK_MONOTONIC, &n);
+    long ns = (long)(n.tv_sec - a.tv_sec) * 1000000000L + (n.tv_nsec - a.tv_nsec);
+    if (ns > CLS__LOOK_GRACE_NS) return;
+    sched_yield();
+  }
 }

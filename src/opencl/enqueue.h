@@ -171,4 +171,28 @@ void cls__ocl_position(cls__bstream *s);
  * none is pending.  Under s->last_lock. */
 cl_int cls__ocl_waits_status(cls__bstream *s, cls__ocl_batch *b);
 
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+/* expose.c (the same layer, over enqueue.c): makes s "exposed": its
+ * queue is the program's too (clsOpenCLGetQueue,
+ * clsOpenCLStreamCreateFromQueue).  From then on its position is never
+ * known (position.c, cls__pos_expose), a blocking s stays in the busy
+ * list, and its pending clsStreamWaitEvent waits are enqueued at once
+ * (cls__ocl_waits_flush).  Idempotent.  Takes s->lock, s->last_lock and
+ * d->busy_lock, one after the other. */
+clsError_t cls__ocl_expose(cls__bstream *s);
+
+/* cls__ocl_position for a look that only reads the status (a query): on
+ * an exposed stream it also gives the naming barrier a short grace (at
+ * most 0.2 ms) to complete, so that a query of an idle exposed stream
+ * answers clsSuccess.  Under s->last_lock. */
+void cls__ocl_look(cls__bstream *s);
+
+/* expose.c: on an exposed stream, enqueues its pending waits now, as a
+ * barrier with
+ * them as its wait list, so that the program's later commands on the
+ * queue wait for them too; nothing on a stream never handed out.  Takes
+ * s->lock. */
+clsError_t cls__ocl_waits_flush(cls__bstream *s);
+
 #endif /* CLSTREAM_OPENCL_ENQUEUE_H */

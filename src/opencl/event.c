@@ -7,12 +7,15 @@
 #include "command.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 clsError_t cls__b_event_create(int dev, unsigned flags, cls__bevent **out) {
   (void)dev;
-  if (flags & clsEventInterprocess)
-    return cls__reason(clsErrorNotSupported,
-                       "interprocess events are not supported on OpenCL");
+  /* An interprocess event is accepted as CUDA 13 accepts it (the front
+   * checked it is untimed) and works as an event within this process:
+   * only sharing it with another process, which clstream has no call for,
+   * could refuse. */
+  (void)flags;
   *out = NULL; /* nothing per event: the tokens carry it all */
   return clsSuccess;
 }
@@ -39,10 +42,11 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   int done = cls__last_known_done(s);
   /* Whether a marker enqueued now would follow device work only (or an
    * idle queue), with nothing gated by a user event before it. */
-  *after_work = p->unnamed || !p->ev || p->work || done;
-  if (p->unnamed) {
-    /* Commands without an event follow `last`: the record is a command
-     * of its own (a barrier where untimed: the cheapest position). */
+  *after_work = !cls__pos_foreign(p) && (p->unnamed || !p->ev || p->work || done);
+  if (cls__pos_open(p)) {
+    /* Commands without an event (or the program's own, on a handed-out
+     * queue) follow `last`: the record is a command of its own (a
+     * barrier where untimed: the cheapest position). */
   } else if (!p->ev || done) {
     *idle = 1;
   } else if (timed && (p->barrier || (!p->work && s->dev->timing_fallback))) {
@@ -62,10 +66,92 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   return ev;
 }
 
+/* ---- Host-stamped records (devices without usable timestamps) ---------
+ *
+ * Where the device's profiling timestamps cannot time work
+ * (facts.no_timestamps: rusticl on llvmpipe), a timed record is a host
+ * job in the stream that reads CLOCK_MONOTONIC when it runs, that is once
+ * the stream's earlier work is complete, and later work in the stream
+ * waits for it, as for any host function.  So the stamps of two records
+ * keep their stream order, a kernel recorded between two of them lies
+ * between their stamps, and each stamp is taken before anyone can see
+ * the record complete (the record's token stands on the job's gate).
+ * The stamp trails the completion by the time a library thread takes to
+ * see it (a driver callback or the monitor's poll, then a worker). */
+
+typedef struct cls__stamp_job {
+  cls__job hdr; /* first: the job record hostjob.c passes back */
+  cls__btoken *t;
+} cls__stamp_job;
+
+static cl_ulong cls__monotonic_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (cl_ulong)ts.tv_sec * 1000000000u + (cl_ulong)ts.tv_nsec;
+}
+
+/* Runs once the stream reaches the record (with an earlier command's
+ * error too: the stamp is still when the stream got there). */
+static void cls__stamp_run(void *job, clsError_t status) {
+  (void)status;
+  cls__stamp_job *j = job;
+  cl_ulong none = 0;
+  atomic_compare_exchange_strong(&j->t->hstamp, &none, cls__monotonic_ns());
+  cls__b_token_release(j->t);
+  free(j);
+}
+
+static clsError_t cls__record_host_stamped(cls__bstream *s, cls__btoken **out,
+                                           int *complete) {
+  cls__btoken *t = cls__ocl_token_reserve(s->dev);
+  cls__stamp_job *j = malloc(sizeof *j);
+  if (!t || !j) {
+    cls__b_token_release(t);
+    free(j);
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+  t->host_stamped = 1;
+  j->hdr.run = cls__stamp_run;
+  j->hdr.skippable = 0; /* always runs: it holds a reference to t */
+  j->t = t;
+  cls__b_token_retain(t);
+  clsError_t r = cls__b_stream_host_job(s, cls__stamp_run, j);
+  if (r != clsSuccess) { /* the job never runs */
+    cls__b_token_release(t);
+    cls__b_token_release(t);
+    free(j);
+    return r;
+  }
+  /* The position after the job: an untimed record, which stands on the
+   * job's gate (or is complete at once where the job has already run). */
+  cls__btoken *after = NULL;
+  int done = 0;
+  r = cls__b_record(NULL, s, clsEventDisableTiming, &after, &done);
+  if (r != clsSuccess) {
+    cls__b_token_release(t);
+    return r;
+  }
+  if (after && after->pos.ev) {
+    clRetainEvent(after->pos.ev);
+    (void)cls__pos_advance(&t->pos, after->pos.ev, 0, 1);
+  }
+  cls__b_token_release(after);
+  *complete = done;
+  *out = t;
+  return clsSuccess;
+}
+
 clsError_t cls__b_record(cls__bevent *e, cls__bstream *s, unsigned flags,
                          cls__btoken **out, int *complete) {
   (void)e;
   int timed = !(flags & clsEventDisableTiming);
+  /* Host stamps, but not while tracing: the trace draws records as their
+   * markers, and its times are the driver's (meaningless there anyway). */
+  if (timed && s->dev->facts.no_timestamps && !cls__trace_on) {
+    *out = NULL;
+    *complete = 0;
+    return cls__record_host_stamped(s, out, complete);
+  }
   cls__ocl_batch b;
   cl_event ev = NULL;
   cl_int err;
@@ -152,6 +238,14 @@ clsError_t cls__ocl_record(cls__bstream *s, int timed, cls__btoken **out) {
 
 /* END timestamp of t's command; clsErrorNotReady if incomplete. */
 static clsError_t cls__end_time(cls__btoken *t, cl_ulong *t_end) {
+  if (t->host_stamped) {
+    cl_int st = cls__pos_status(&t->pos);
+    if (st < 0) return cls__ocl_failed(st);
+    if (st != CL_COMPLETE) return clsErrorNotReady;
+    /* The job stamps before its gate completes; read as it left it. */
+    *t_end = atomic_load(&t->hstamp);
+    return *t_end ? clsSuccess : clsErrorNotReady;
+  }
   if (!t->pos.ev) { /* complete at record (cls__ocl_token_stamped) */
     *t_end = t->stamp;
     return clsSuccess;
@@ -179,9 +273,10 @@ clsError_t cls__b_token_elapsed(float *ms, cls__btoken *a, cls__btoken *b) {
   if (cls__state_error(r)) return r;
   /* A device whose timestamps cannot time work (facts.c) gives an error,
    * never 0.000 ms for real work; (e, e) is 0 everywhere. */
-  cls__btoken *untimed = a->dev->facts.no_timestamps   ? a
-                         : b->dev->facts.no_timestamps ? b
-                                                       : NULL;
+  cls__btoken *untimed = a->dev->facts.no_timestamps && !a->host_stamped ? a
+                         : b->dev->facts.no_timestamps && !b->host_stamped
+                             ? b
+                             : NULL;
   if (untimed && a != b)
     return cls__reason(clsErrorNotSupported,
                        "device %d (%s) gives no usable profiling timestamps "

@@ -78,6 +78,12 @@
  *   from 1.2 to 1.00-1.05 of raw's (bench/RESULTS.md, 2026-12-04).
  *   CLSTREAM_COMMAND_EVENTS=0 or 1 forces either, so that CI on PoCL runs
  *   the event-less path too.
+ * - kc_guard: a launch whose grid is wider than any earlier
+ *   launch of its kernel and block waits for those still in flight
+ *   (kcguard.c), on PoCL 4.x and 5.x, whose CPU drivers otherwise abort
+ *   in pocl_release_dlhandle_cache (read from the platform's version;
+ *   docs/repro/pocl5_dlhandle.c).  CLSTREAM_KERNEL_CACHE_GUARD=0 or 1
+ *   forces it off or on, so that CI on PoCL 3.1 runs it too.
  * - no_timestamps: decided when the device is opened, by the start-up
  *   timestamp check (open.c measures, cls__facts_open decides): a 4 MiB fill
  * that takes no time, or a profiling resolution of 0 (rusticl: timestamps of 2
@@ -109,6 +115,18 @@
  *   (instructions, docs/drivers.md); NVIDIA's driver and rusticl 22.3
  *   lack the extension.  So it is 0 everywhere until a device measures
  *   otherwise, and replay.c has no command-buffer path to take.
+ * - kernel_clock, clock_ptx: decided when the device is opened, by
+ *   building the prelude (cl/clstream_kernel.h) with a kernel that reads
+ *   cls_clock64(): first with -DCLS__CLOCK_PTX=1, which makes it inline
+ *   PTX (%clock64), on a device that is not a CPU; where that builds the
+ *   compiler is NVIDIA's (its builtin cycle counter reads 0; the PTX
+ *   counter advanced 45.6 M cycles over a 10^7-iteration spin on the
+ *   H200), and every module is built with that -D (module.c).  Else
+ *   without it: the prelude's own choice (cl_khr_kernel_clock's device
+ *   clock, or the CPU's time-stamp counter where kernels compile for the
+ *   CPU) builds or not.  Where nothing builds there is no clock, and
+ *   cls_clock64() stays a build error (rusticl, Oclgrind).  The compiler
+ *   is told by what it builds, never by its name.
  * The facts decided at opening (no_timestamps, host_clock and the marker
  * facts) are decided here too, by cls__facts_open, from what open.c's
  * start-up check measured; this file is the one writer of d->facts and
@@ -205,11 +223,36 @@ int cls__facts_simulator(const char *platform, const char *device) {
          cls__has_word(device, "oclgrind");
 }
 
+/* Whether d's compiler predefines `name` (d->predef, device.c). */
+static int cls__predefined(const cls__ocl_device *d, const char *name) {
+  for (const char *const *p = d->predef; p && *p; ++p)
+    if (!strcmp(*p, name)) return 1;
+  return 0;
+}
+
 /* CLSTREAM_MEMORY=buffers forces buffer-backed memory on every device,
  * =svm (or unset) keeps SVM where the device has it. */
 static int cls__force_buffers(void) {
   const char *v = cls__setting(CLS__SET_MEMORY);
   return v && !strcmp(v, "buffers");
+}
+
+/* Whether the platform is PoCL 4.x or 5.x, whose CPU drivers release a
+ * finished launch's loaded kernel by looking it up by kernel and block
+ * alone, ignoring the grid width it was loaded for: two entries of one
+ * kernel and block then get each other's releases, and the assertion
+ * found->ref_count > 0 aborts the process (PoCL's source, tags v4.0 and
+ * v5.0; fixed in 6.0; 3.1 and earlier take two references per launch and
+ * never reach 0).  Read from CL_PLATFORM_VERSION, "OpenCL 3.0 PoCL 5.0+...". */
+static int cls__pocl_cache_bug(cl_platform_id p) {
+  char v[256] = "";
+  if (clGetPlatformInfo(p, CL_PLATFORM_VERSION, sizeof v - 1, v, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  const char *at = strstr(v, "PoCL ");
+  int major = 0;
+  if (!at || sscanf(at, "PoCL %d", &major) != 1) return 0;
+  return major == 4 || major == 5;
 }
 
 void cls__facts_read(cls__ocl_device *d) {
@@ -234,6 +277,10 @@ void cls__facts_read(cls__ocl_device *d) {
   /* No device has measured command buffers to pay (above), whether or
    * not it has the extension (d->ident.command_buffer). */
   f->replay_command_buffers = 0;
+  const char *kg = cls__setting(CLS__SET_KERNEL_CACHE_GUARD);
+  f->kc_guard = kg && (*kg == '0' || *kg == '1')
+                    ? *kg == '1'
+                    : cls__pocl_cache_bug(d->plat->id);
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
                       NULL) != CL_SUCCESS ||
@@ -256,7 +303,48 @@ static void cls__set_marker_facts(cls__ocl_device *d, int work, int gate) {
   d->timing_fallback = !work ? 1 : !gate ? 2 : 0;
 }
 
+/* Whether the prelude and a kernel reading cls_clock64() build on d with
+ * `options`.  Only a build: nothing runs. */
+static int cls__clock_builds(cls__ocl_device *d, const char *options) {
+  static const char probe[] =
+      "\nCLS_KERNEL void cls__clock_probe(CLS_GLOBAL ulong *out) {\n"
+      "  out[0] = cls_clock64();\n"
+      "}\n";
+  size_t plen = strlen(cls__prelude);
+  char *src = malloc(plen + sizeof probe);
+  if (!src) return 0;
+  memcpy(src, cls__prelude, plen);
+  memcpy(src + plen, probe, sizeof probe);
+  const char *text = src;
+  cl_int err;
+  cl_program p = clCreateProgramWithSource(d->ctx, 1, &text, NULL, &err);
+  int ok = p && err == CL_SUCCESS &&
+           clBuildProgram(p, 1, &d->id, options, NULL, NULL) == CL_SUCCESS;
+  if (p) clReleaseProgram(p);
+  free(src);
+  return ok;
+}
+
+/* Which clock cls_clock64() reads on d (see the list at the top). */
+static void cls__probe_clock(cls__ocl_device *d) {
+  d->facts.clock_ptx = 0;
+  d->facts.kernel_clock = 0;
+  if (!(d->type & CL_DEVICE_TYPE_CPU) &&
+      cls__clock_builds(d, "-DCLS__CLOCK_PTX=1")) {
+    d->facts.clock_ptx = 1;
+    d->facts.kernel_clock = 1;
+  } else if (((d->type & CL_DEVICE_TYPE_CPU) ||
+              cls__predefined(d, "cl_khr_kernel_clock")) &&
+             cls__clock_builds(d, "")) {
+    /* Only where the prelude can have a clock without PTX: a kernel
+     * clock extension, or a compiler for the CPU (a failed build prints
+     * its errors on some drivers' stderr: rusticl's). */
+    d->facts.kernel_clock = cls__predefined(d, "cl_khr_kernel_clock") ? 2 : 3;
+  }
+}
+
 void cls__facts_open(cls__ocl_device *d, const cls__timing_seen *m) {
+  cls__probe_clock(d);
   cls__set_marker_facts(d, 1, 1); /* where the check could not run */
   if (m->ran) {
     cls__set_marker_facts(d, m->work, m->gate);

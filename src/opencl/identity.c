@@ -11,6 +11,7 @@
  * which say so honestly (managedMemory, canMapHostMemory, ...). */
 #include "driver.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,50 @@ static int cls__has_extension(cl_device_id id, const char *name) {
   return found;
 }
 
+/* NVIDIA's PCI queries (cl_nv_device_attribute_query). */
+enum {
+  CLS__PCI_BUS_ID_NV = 0x4008,
+  CLS__PCI_SLOT_ID_NV = 0x4009,
+  CLS__PCI_DOMAIN_ID_NV = 0x400A
+};
+
+/* What the rest of CUDA 13's cudaDeviceProp needs: PCI location, UUID and
+ * LUID, and whether global memory is cached. */
+static void cls__identify_more(cls__ocl_device *d, cls__ocl_ident *id) {
+  if (cls__has_extension(d->id, "cl_khr_pci_bus_info")) {
+    cl_device_pci_bus_info_khr pci;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci,
+                        NULL) == CL_SUCCESS) {
+      id->pci_domain = (int)pci.pci_domain;
+      id->pci_bus = (int)pci.pci_bus;
+      id->pci_dev = (int)pci.pci_device;
+    }
+  } else if (id->nvidia) {
+    id->pci_bus = (int)cls__uint_info(d->id, CLS__PCI_BUS_ID_NV, 0);
+    id->pci_dev = (int)cls__uint_info(d->id, CLS__PCI_SLOT_ID_NV, 0);
+    id->pci_domain = (int)cls__uint_info(d->id, CLS__PCI_DOMAIN_ID_NV, 0);
+  }
+  if (cls__has_extension(d->id, "cl_khr_device_uuid")) {
+    if (clGetDeviceInfo(d->id, CL_DEVICE_UUID_KHR, sizeof id->uuid, id->uuid,
+                        NULL) != CL_SUCCESS)
+      memset(id->uuid, 0, sizeof id->uuid);
+    cl_bool valid = CL_FALSE;
+    if (clGetDeviceInfo(d->id, CL_DEVICE_LUID_VALID_KHR, sizeof valid, &valid,
+                        NULL) == CL_SUCCESS &&
+        valid) {
+      if (clGetDeviceInfo(d->id, CL_DEVICE_LUID_KHR, sizeof id->luid, id->luid,
+                          NULL) != CL_SUCCESS)
+        memset(id->luid, 0, sizeof id->luid);
+      id->node_mask = cls__uint_info(d->id, CL_DEVICE_NODE_MASK_KHR, 0);
+    }
+  }
+  cl_device_mem_cache_type cache = CL_NONE;
+  if (clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_MEM_CACHE_TYPE, sizeof cache,
+                      &cache, NULL) != CL_SUCCESS)
+    cache = CL_NONE;
+  id->global_cache = cache != CL_NONE;
+}
+
 void cls__ocl_identify(cls__ocl_device *d) {
   cls__ocl_ident *id = &d->ident;
   memset(id, 0, sizeof *id);
@@ -82,13 +127,52 @@ void cls__ocl_identify(cls__ocl_device *d) {
     id->cc_major = CLS__NOMINAL_MAJOR;
     id->cc_minor = CLS__NOMINAL_MINOR;
   }
-  if (id->warp <= 0) id->warp = 1;
+  /* Where the driver names no warp: 32, what cls_warp_size() gives
+   * kernels without sub-groups (cl/clstream_kernel.h). */
+  if (id->warp <= 0) id->warp = 32;
+  cls__identify_more(d, id);
   id->ecc = cls__uint_info(d->id, CL_DEVICE_ERROR_CORRECTION_SUPPORT, 0) != 0;
   id->fine_grain = (d->svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) != 0;
   id->system_svm = (d->svm & CL_DEVICE_SVM_FINE_GRAIN_SYSTEM) != 0;
   id->l2 = cls__ulong_info(d->id, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
   id->const_mem = cls__ulong_info(d->id, CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE);
   id->max_alloc = cls__ulong_info(d->id, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+}
+
+static int cls__clamp_int(cl_ulong v) { return v > INT_MAX ? INT_MAX : (int)v; }
+
+/* The rest of CUDA 13's cudaDeviceProp (clstream.h says where each comes
+ * from); the fields of features clstream does not offer stay 0. */
+static void cls__identity_props_cuda13(const cls__ocl_device *d,
+                                       clsDeviceProp *p) {
+  const cls__ocl_ident *id = &d->ident;
+  memcpy(p->uuid.bytes, id->uuid, sizeof p->uuid.bytes);
+  memcpy(p->luid, id->luid, sizeof p->luid);
+  p->luidDeviceNodeMask = id->node_mask;
+  p->regsPerBlock = id->regs_per_block;
+  p->memPitch = (size_t)id->max_alloc;
+  p->totalConstMem = (size_t)id->const_mem;
+  p->kernelExecTimeoutEnabled = id->exec_timeout;
+  p->ECCEnabled = id->ecc;
+  p->pciBusID = id->pci_bus;
+  p->pciDeviceID = id->pci_dev;
+  p->pciDomainID = id->pci_domain;
+  p->l2CacheSize = cls__clamp_int(id->l2);
+  /* A compute unit holds at least one work-group of the largest size;
+   * OpenCL says nothing of more. */
+  p->maxThreadsPerMultiProcessor = p->maxThreadsPerBlock;
+  p->globalL1CacheSupported = id->global_cache;
+  p->sharedMemPerMultiprocessor = p->sharedMemPerBlock;
+  p->hostNativeAtomicSupported =
+      id->fine_grain && (d->svm & CL_DEVICE_SVM_ATOMICS) != 0;
+  p->canUseHostPointerForRegisteredMem = p->pageableMemoryAccess;
+  p->sharedMemPerBlockOptin = p->sharedMemPerBlock;
+  p->pageableMemoryAccessUsesHostPageTables = p->pageableMemoryAccess;
+  p->directManagedMemAccessFromHost = p->managedMemory;
+  int warp = p->warpSize > 0 ? p->warpSize : 32;
+  p->maxBlocksPerMultiProcessor = p->maxThreadsPerMultiProcessor / warp;
+  if (p->maxBlocksPerMultiProcessor < 1) p->maxBlocksPerMultiProcessor = 1;
+  p->hostRegisterReadOnlySupported = p->hostRegisterSupported;
 }
 
 void cls__ocl_identity_props(const cls__ocl_device *d, clsDeviceProp *p) {
@@ -116,4 +200,5 @@ void cls__ocl_identity_props(const cls__ocl_device *d, clsDeviceProp *p) {
   p->hostRegisterSupported = usable;
   p->memoryPoolsSupported = usable;
   p->streamPrioritiesSupported = p->streamPriorities;
+  cls__identity_props_cuda13(d, p);
 }

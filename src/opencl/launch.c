@@ -173,15 +173,20 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   const char *what = NULL;
 
   cls__ocl_begin_cmd(s, &b);
+  /* PoCL 4 and 5's kernel cache (kcguard.c): the launch needs its event. */
+  const int guard = s->dev->facts.kc_guard;
+  void *kc = guard ? cls__kc_enter(s, f->name, global, local, &b) : NULL;
   cls__lock_take(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(i == f->nargs)) {
     what = "clEnqueueNDRangeKernel";
-    err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
-                                 b.list, cls__ocl_event_slot(s, &ev));
+    err =
+        clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n, b.list,
+                               guard ? &ev : cls__ocl_event_slot(s, &ev));
   }
   cls__lock_give(&f->lock);
   int ok = i == f->nargs && err == CL_SUCCESS;
+  if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);
   if (CLS__LIKELY(ok && !ev)) {
     cls__ocl_end_unnamed(s, &b);
     return clsSuccess;

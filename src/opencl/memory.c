@@ -39,6 +39,7 @@ typedef struct cls__bufalloc {
   cl_mem mem;
   cls__sub *subs; /* CLS__MAX_SUBS entries once one is made */
   unsigned nsubs, next_sub;
+  int adopted; /* the program's buffer (clsOpenCLMemRegister) */
 } cls__bufalloc;
 
 static cls__rangetab cls__bufs = CLS__RANGETAB_INIT(cls__bufalloc);
@@ -63,6 +64,11 @@ static size_t cls__page(void) {
   return page;
 }
 
+static clsError_t cls__buf_place(cl_mem mem, size_t size, int adopted,
+                                 void **out);
+
+static void cls__buf_drop(cls__bufalloc *e);
+
 /* A buffer of `size` bytes behind a fresh reservation. */
 static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
   size_t page = cls__page();
@@ -76,7 +82,6 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
                        "%zu bytes exceed device %d's largest allocation "
                        "(CL_DEVICE_MAX_MEM_ALLOC_SIZE, %llu bytes)",
                        size, d->index, (unsigned long long)d->ident.max_alloc);
-  size_t span = (size + page - 1) / page * page;
   cl_int err;
   cl_mem mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, size, NULL, &err);
   if (!mem || err != CL_SUCCESS)
@@ -84,18 +89,27 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
                        "clCreateBuffer of %zu bytes failed on device %d "
                        "(OpenCL error %d)",
                        size, d->index, (int)err);
+  return cls__buf_place(mem, size, 0, out);
+}
+
+/* Puts buffer `mem` (of size bytes; its reference moves here, released
+ * on failure unless `adopted`) behind a fresh reservation. */
+static clsError_t cls__buf_place(cl_mem mem, size_t size, int adopted,
+                                 void **out) {
+  size_t page = cls__page();
+  size_t span = (size + page - 1) / page * page;
   void *p = mmap(NULL, span, PROT_NONE,
                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
-    clReleaseMemObject(mem);
+    if (!adopted) clReleaseMemObject(mem);
     return cls__reason(clsErrorMemoryAllocation,
                        "reserving %zu bytes of addresses failed", span);
   }
-  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0};
+  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0, adopted};
   /* Fresh addresses overlap no other reservation: only memory can fail. */
   if (cls__rangetab_insert(&cls__bufs, &a, NULL) != CLS__RANGETAB_OK) {
     munmap(p, span);
-    clReleaseMemObject(mem);
+    if (!adopted) clReleaseMemObject(mem);
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
   *out = p;
@@ -106,13 +120,20 @@ static clsError_t cls__buf_alloc(cls__ocl_device *d, size_t size, void **out) {
 static int cls__buf_free(void *p) {
   cls__bufalloc a;
   if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, NULL, NULL, &a)) return 0;
+  cls__buf_drop(&a);
+  return 1;
+}
+
+/* Lets go of a removed entry: its sub-buffers, its reference to the
+ * buffer (the program's own for an adopted one) and its addresses. */
+static void cls__buf_drop(cls__bufalloc *e) {
+  cls__bufalloc a = *e;
   /* Commands still using the buffer keep it alive (OpenCL defers the
    * deletion); the addresses are free for reuse at once. */
   for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
   free(a.subs);
   clReleaseMemObject(a.mem);
-  munmap(p, a.span);
-  return 1;
+  munmap((void *)a.r.base, a.span);
 }
 
 clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out) {
@@ -127,6 +148,7 @@ clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out) {
 }
 
 void cls__ocl_free(cls__ocl_device *d, void *p) {
+  cls__ocl_view_drop(p);
   if (!cls__buf_free(p) && !d->facts.buffers) clSVMFree(d->ctx, p);
 }
 
@@ -279,4 +301,79 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
   *what = "clEnqueueSVMMemFill";
   if (d->facts.buffers) return CL_INVALID_OPERATION;
   return clEnqueueSVMMemFill(q, dst, &v, 1, n, nw, wl, ev);
+}
+
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+clsError_t cls__ocl_buffer_adopt(cl_mem mem, size_t size, void **out) {
+  cl_int err = clRetainMemObject(mem);
+  if (err != CL_SUCCESS) return cls__ocl_error(err, "clRetainMemObject");
+  clsError_t e = cls__buf_place(mem, size, 1, out);
+  if (e != clsSuccess) clReleaseMemObject(mem);
+  return e;
+}
+
+static int cls__take_adopted(const void *entry, void *arg) {
+  (void)arg;
+  return ((const cls__bufalloc *)entry)->adopted;
+}
+
+int cls__ocl_buffer_unadopt(void *p) {
+  cls__bufalloc a;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take_adopted, NULL,
+                            &a))
+    return 0;
+  cls__buf_drop(&a);
+  return 1;
+}
+
+/* The cl_mem views of SVM allocations that clsOpenCLGetMem handed out
+ * (a buffer made with CL_MEM_USE_HOST_PTR on the SVM pointer, which the
+ * OpenCL 2.0 specification makes share the SVM memory), one per
+ * allocation, made on first use and released when the allocation is
+ * freed (cls__ocl_free). */
+typedef struct cls__view {
+  cls__range r;
+  cl_mem mem;
+} cls__view;
+
+static cls__rangetab cls__views = CLS__RANGETAB_INIT(cls__view);
+
+clsError_t cls__ocl_view_at(cls__ocl_device *d, void *base, size_t size,
+                            cl_mem *out) {
+  cls__view v;
+  if (cls__rangetab_lookup(&cls__views, (uintptr_t)base, &v)) {
+    if (v.r.base == (uintptr_t)base && v.r.size >= size) {
+      *out = v.mem;
+      return clsSuccess;
+    }
+    /* A pool block reused for a larger allocation: a view of its size. */
+    cls__ocl_view_drop((void *)v.r.base);
+  }
+  cl_int err;
+  cl_mem mem = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
+                              size, base, &err);
+  if (!mem || err != CL_SUCCESS)
+    return cls__ocl_error(err ? err : CL_OUT_OF_RESOURCES,
+                          "clCreateBuffer (a view of SVM memory)");
+  v = (cls__view){{(uintptr_t)base, size}, mem};
+  cls__view clash;
+  int r = cls__rangetab_insert(&cls__views, &v, &clash);
+  if (r == CLS__RANGETAB_OK) {
+    *out = mem;
+    return clsSuccess;
+  }
+  clReleaseMemObject(mem);
+  if (r == CLS__RANGETAB_OVERLAP && clash.r.base == (uintptr_t)base) {
+    *out = clash.mem; /* another thread made it first */
+    return clsSuccess;
+  }
+  return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+}
+
+void cls__ocl_view_drop(void *base) {
+  if (CLS__LIKELY(cls__rangetab_count(&cls__views) == 0)) return;
+  cls__view v;
+  if (cls__rangetab_remove(&cls__views, (uintptr_t)base, NULL, NULL, &v))
+    clReleaseMemObject(v.mem);
 }

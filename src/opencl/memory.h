@@ -42,4 +42,23 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
 
+/* ---- Native handles (docs/interop.md) ---------------------------------- */
+
+/* A device pointer for the program's buffer `mem` of `size` bytes (retained
+ * here): a buffer-backed allocation like clsMalloc's on the buffer path,
+ * marked as the program's. */
+clsError_t cls__ocl_buffer_adopt(cl_mem mem, size_t size, void **out);
+
+/* Drops the adopted buffer starting at p (and clstream's reference);
+ * 0 when p starts none. */
+int cls__ocl_buffer_unadopt(void *p);
+
+/* The cl_mem view of the SVM allocation [base, base+size) of d, made on
+ * first use (not retained: valid until the allocation is freed). */
+clsError_t cls__ocl_view_at(cls__ocl_device *d, void *base, size_t size,
+                            cl_mem *out);
+
+/* Releases the view of the allocation at base, if one was made. */
+void cls__ocl_view_drop(void *base);
+
 #endif /* CLSTREAM_OPENCL_MEMORY_H */

@@ -57,14 +57,20 @@ static int cls__arg_info_from_source(void) {
 static cl_program cls__build(cls__ocl_device *d, const char *source,
                              const char *extra, const char *options,
                              cl_int *err) {
+  /* The kernel clock's -D where the device's probe asked for it
+   * (facts.c: the compiler takes inline PTX). */
+  const char *clock = d->facts.clock_ptx ? "-DCLS__CLOCK_PTX=1 " : "";
+  size_t clen = strlen(clock);
   size_t elen = extra ? strlen(extra) : 0;
   size_t olen = options ? strlen(options) : 0;
-  char *opts = malloc(elen + 1 + olen + 1);
+  char *opts = malloc(clen + elen + 1 + olen + 1);
   if (!opts) {
     *err = CL_OUT_OF_HOST_MEMORY;
     return NULL;
   }
-  memcpy(opts, extra ? extra : "", elen);
+  memcpy(opts, clock, clen);
+  memcpy(opts + clen, extra ? extra : "", elen);
+  elen += clen;
   opts[elen] = ' ';
   memcpy(opts + elen + 1, options ? options : "", olen);
   opts[elen + 1 + olen] = '\0';

@@ -59,6 +59,12 @@ typedef struct cls__ocl_ident {
   cl_ulong const_mem;     /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
   cl_ulong max_alloc;     /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
   int command_buffer;     /* cl_khr_command_buffer (graphs) */
+  /* For the rest of CUDA 13's cudaDeviceProp (identity.c): */
+  int pci_bus, pci_dev, pci_domain; /* cl_khr_pci_bus_info or NVIDIA's */
+  unsigned char uuid[16];           /* cl_khr_device_uuid, else zeros */
+  unsigned char luid[8];            /* its LUID where valid, else zeros */
+  unsigned node_mask;               /* its node mask where the LUID is valid */
+  int global_cache;                 /* global memory is cached */
 } cls__ocl_ident;
 
 /* What the backend knows about a device's driver: decided once, by
@@ -81,12 +87,21 @@ typedef struct cls__ocl_facts {
                          once (not where the driver submits at enqueue) */
   int command_events; /* launches, copies and fills ask for their events */
   int replay_command_buffers; /* graph replay records command buffers */
+  int kc_guard;               /* a launch widening a kernel's grid waits for its
+                                 narrower launches in flight (PoCL 4, 5; kcguard.c) */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */
   int host_clock;    /* the profiling clock is this host clock (a clockid_t
                         plus 1; 0: none found): a timed record on an idle
                         stream reads it and enqueues nothing */
+  /* The kernel clock (decided at opening by a probe build, facts.c):
+   * what cls_clock64() reads (clsDeviceProp's kernelClock: 0 none, 1 the
+   * multiprocessor's cycle counter, 2 cl_khr_kernel_clock, 3 the CPU's
+   * time-stamp counter), and whether modules are built with
+   * -DCLS__CLOCK_PTX=1 (the compiler takes inline PTX: NVIDIA's). */
+  int kernel_clock;
+  int clock_ptx;
 } cls__ocl_facts;
 
 typedef struct cls__ocl_device {
@@ -169,6 +184,10 @@ typedef struct cls__ocl_pos {
   int work;         /* ev is stamped right (batch.work) */
   int barrier;      /* ev is a barrier: its timestamps are not kept */
   _Atomic int done; /* ev known complete and unnamed == 0 */
+  /* Native handles (docs/interop.md): the queue was handed out, so the
+   * program's own commands may follow ev at any time.  Set once, by
+   * cls__pos_expose; done then stays 0. */
+  _Atomic int foreign;
 } cls__ocl_pos;
 
 enum cls__stream_role {
@@ -221,6 +240,12 @@ struct cls__btoken {
   cls__ocl_pos pos; /* pos.unnamed is always 0 */
   cl_ulong stamp;   /* with pos.ev NULL: a timed record complete at once,
                        at this host time (facts.host_clock) */
+  /* On a device whose profiling timestamps cannot time work
+   * (facts.no_timestamps), a timed record is host-stamped (event.c): the
+   * CLOCK_MONOTONIC nanoseconds at which a library thread saw the
+   * recorded work complete, 0 until then. */
+  int host_stamped;
+  _Atomic cl_ulong hstamp;
   cls__ocl_device *dev;
   _Atomic int refs;
 };

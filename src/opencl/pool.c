@@ -14,8 +14,14 @@
  * never hands out memory that unfinished work may still use.
  *
  * Blocks are grouped by size class; a block is at least the size asked for
- * and less than twice it.  Free blocks beyond CLS__POOL_KEEP bytes per
- * device go back to the driver once their point has been reached.  The
+ * and less than twice it, and an allocation takes only a block of exactly
+ * its class's size (so the counts below stay exact).  Free blocks beyond
+ * the release threshold (CLS__POOL_KEEP bytes per device until
+ * clsMemPoolSetAttribute changes it) go back to the driver once their
+ * point has been reached.  The pool counts what it holds from the driver
+ * (reserved) and what it has handed out (used), with their peaks, for
+ * clsMemPoolGetAttribute; ReuseAllowOpportunistic 0 stops a stream from
+ * taking a block freed in another stream.  The
  * pool's lock is a leaf: under it the pool only queries event status and
  * releases events and queues (never blocking calls). */
 #include "command.h"
@@ -43,6 +49,11 @@ typedef struct cls__pool {
   pthread_mutex_t lock;
   cls__block *bucket[CLS__POOL_BUCKETS]; /* newest first */
   size_t cached;                         /* bytes in free blocks */
+  size_t keep;                           /* the release threshold */
+  size_t reserved, reserved_high;        /* bytes held from the driver */
+  size_t used, used_high;                /* bytes handed out */
+  int opportunistic;                     /* reuse across streams */
+  int follow_events, internal_deps;      /* stored only */
 } cls__pool;
 
 static pthread_once_t cls__pools_once = PTHREAD_ONCE_INIT;
@@ -51,8 +62,11 @@ static cls__pool *cls__pools;
 static void cls__pools_init(void) {
   int n = cls__b_device_count();
   cls__pools = calloc(n > 0 ? (size_t)n : 1, sizeof *cls__pools);
-  for (int i = 0; cls__pools && i < n; ++i)
+  for (int i = 0; cls__pools && i < n; ++i) {
     pthread_mutex_init(&cls__pools[i].lock, NULL);
+    cls__pools[i].keep = CLS__POOL_KEEP;
+    cls__pools[i].opportunistic = 1;
+  }
 }
 
 static cls__pool *cls__pool_of(int dev) {
@@ -109,6 +123,7 @@ static cls__block *cls__pool_trim(cls__pool *pl, size_t want) {
       }
       *at = b->next;
       pl->cached -= b->cap;
+      pl->reserved -= b->cap;
       got += b->cap;
       b->next = out;
       out = b;
@@ -127,17 +142,30 @@ static void cls__free_blocks(int dev, cls__block *b) {
   }
 }
 
+static void cls__pool_grew(cls__pool *pl, size_t reserved, size_t used) {
+  CLS__ASSERT_MUTEX_HELD(&pl->lock);
+  pl->reserved += reserved;
+  pl->used += used;
+  if (pl->reserved > pl->reserved_high) pl->reserved_high = pl->reserved;
+  if (pl->used > pl->used_high) pl->used_high = pl->used;
+}
+
 /* Puts a block into its bucket and gives back what exceeds the pool's
- * keep. */
-static void cls__pool_put(int dev, cls__pool *pl, cls__block *b) {
+ * release threshold.  A block of kind CLS__MEM_POOL was handed out by the
+ * pool; one of CLS__MEM_DEVICE (clsMalloc memory freed with clsFreeAsync)
+ * joins the pool's reserve. */
+static void cls__pool_put(int dev, cls__pool *pl, cls__block *b, int kind) {
   unsigned k = cls__log2(b->cap);
   pthread_mutex_lock(&pl->lock);
   b->next = pl->bucket[k];
   pl->bucket[k] = b;
   pl->cached += b->cap;
+  if (kind == CLS__MEM_POOL)
+    pl->used -= b->cap < pl->used ? b->cap : pl->used;
+  else
+    cls__pool_grew(pl, b->cap, 0);
   cls__block *extra = NULL;
-  if (pl->cached > CLS__POOL_KEEP)
-    extra = cls__pool_trim(pl, pl->cached - CLS__POOL_KEEP);
+  if (pl->cached > pl->keep) extra = cls__pool_trim(pl, pl->cached - pl->keep);
   pthread_mutex_unlock(&pl->lock);
   cls__free_blocks(dev, extra);
 }
@@ -154,11 +182,12 @@ clsError_t cls__b_malloc_async(cls__bstream *s, size_t size, void **out) {
   for (cls__block **at = &pl->bucket[k]; *at && looked < CLS__POOL_SCAN;
        at = &(*at)->next, ++looked) {
     cls__block *b = *at;
-    if (b->cap < need) continue; /* a smaller clsMalloc block */
+    if (b->cap != need) continue; /* a clsMalloc block of another size */
     /* The same queue orders this stream's later work after the free. */
-    if (b->q == s->q || cls__block_reached(b)) {
+    if (b->q == s->q || (pl->opportunistic && cls__block_reached(b))) {
       *at = b->next;
       pl->cached -= b->cap;
+      cls__pool_grew(pl, 0, b->cap);
       hit = b;
       break;
     }
@@ -180,6 +209,11 @@ clsError_t cls__b_malloc_async(cls__bstream *s, size_t size, void **out) {
       cls__free_blocks(dev, all);
       e = cls__b_malloc(dev, need, out);
     }
+  }
+  if (e == clsSuccess) {
+    pthread_mutex_lock(&pl->lock);
+    cls__pool_grew(pl, need, need);
+    pthread_mutex_unlock(&pl->lock);
   }
   return e;
 }
@@ -203,7 +237,7 @@ clsError_t cls__b_free_async(cls__bstream *s, int dev, void *p, size_t size,
   }
   clRetainCommandQueue(s->q);
   b->q = s->q;
-  cls__pool_put(dev, pl, b);
+  cls__pool_put(dev, pl, b, kind);
   return clsSuccess;
 }
 
@@ -216,5 +250,76 @@ void cls__b_pool_free_now(int dev, void *p, size_t size) {
   }
   b->p = p;
   b->cap = cls__pool_cap(size);
-  cls__pool_put(dev, pl, b);
+  cls__pool_put(dev, pl, b, CLS__MEM_POOL);
+}
+
+/* ---- Attributes (clsMemPoolGetAttribute, clsMemPoolSetAttribute) ------- */
+
+clsError_t cls__b_pool_attr(int dev, int attr, int set,
+                            unsigned long long *value) {
+  cls__pool *pl = cls__pool_of(dev);
+  if (!pl) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  unsigned long long v = *value;
+  cls__block *extra = NULL;
+  pthread_mutex_lock(&pl->lock);
+  switch (attr) {
+  case clsMemPoolReuseFollowEventDependencies:
+    if (set) pl->follow_events = v != 0;
+    v = (unsigned long long)pl->follow_events;
+    break;
+  case clsMemPoolReuseAllowOpportunistic:
+    if (set) pl->opportunistic = v != 0;
+    v = (unsigned long long)pl->opportunistic;
+    break;
+  case clsMemPoolReuseAllowInternalDependencies:
+    if (set) pl->internal_deps = v != 0;
+    v = (unsigned long long)pl->internal_deps;
+    break;
+  case clsMemPoolAttrReleaseThreshold:
+    if (set) {
+      pl->keep = v > SIZE_MAX ? SIZE_MAX : (size_t)v;
+      if (pl->cached > pl->keep)
+        extra = cls__pool_trim(pl, pl->cached - pl->keep);
+    }
+    v = pl->keep;
+    break;
+  case clsMemPoolAttrReservedMemCurrent:
+    v = pl->reserved;
+    break;
+  case clsMemPoolAttrReservedMemHigh:
+    if (set) pl->reserved_high = pl->reserved; /* the front allowed only 0 */
+    v = pl->reserved_high;
+    break;
+  case clsMemPoolAttrUsedMemCurrent:
+    v = pl->used;
+    break;
+  default: /* clsMemPoolAttrUsedMemHigh */
+    if (set) pl->used_high = pl->used;
+    v = pl->used_high;
+    break;
+  }
+  pthread_mutex_unlock(&pl->lock);
+  cls__free_blocks(dev, extra);
+  if (!set) *value = v;
+  return clsSuccess;
+}
+
+clsError_t cls__b_pool_trim(int dev, size_t keep) {
+  cls__pool *pl = cls__pool_of(dev);
+  if (!pl) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  pthread_mutex_lock(&pl->lock);
+  cls__block *extra =
+      pl->reserved > keep ? cls__pool_trim(pl, pl->reserved - keep) : NULL;
+  pthread_mutex_unlock(&pl->lock);
+  cls__free_blocks(dev, extra);
+  return clsSuccess;
+}
+
+size_t cls__ocl_pool_cached(int dev) {
+  cls__pool *pl = cls__pool_of(dev);
+  if (!pl) return 0;
+  pthread_mutex_lock(&pl->lock);
+  size_t n = pl->cached;
+  pthread_mutex_unlock(&pl->lock);
+  return n;
 }

@@ -14,6 +14,12 @@ void cls__pos_init(cls__ocl_pos *p) {
   p->work = 0;
   p->barrier = 0;
   atomic_init(&p->done, 1);
+  atomic_init(&p->foreign, 0);
+}
+
+void cls__pos_expose(cls__ocl_pos *p) {
+  atomic_store_explicit(&p->foreign, 1, memory_order_relaxed);
+  atomic_store_explicit(&p->done, 0, memory_order_release);
 }
 
 cl_event cls__pos_advance(cls__ocl_pos *p, cl_event ev, int work, int barrier) {
@@ -37,14 +43,17 @@ cl_int cls__pos_status(cls__ocl_pos *p) {
   /* Commands without an event follow ev: not known done until they are
    * named (cls__ocl_position), though a failure of ev shows already. */
   if (CLS__UNLIKELY(p->unnamed)) return st < 0 ? st : CL_SUBMITTED;
-  /* A failed command stays "not done": every later look reports it. */
-  if (st == CL_COMPLETE)
+  /* A failed command stays "not done": every later look reports it.  On
+   * a handed-out queue the program's commands may follow ev: the status
+   * is ev's alone, never remembered (the caller named the position just
+   * before, cls__ocl_position). */
+  if (st == CL_COMPLETE && !cls__pos_foreign(p))
     atomic_store_explicit(&p->done, 1, memory_order_release);
   return st;
 }
 
 void cls__pos_reached(cls__ocl_pos *p, cl_event ev) {
-  if (p->ev == ev && !p->unnamed)
+  if (p->ev == ev && !cls__pos_open(p))
     atomic_store_explicit(&p->done, 1, memory_order_release);
 }
 
@@ -74,7 +83,7 @@ int cls__last_known_done(cls__bstream *s) {
   cls__ocl_pos *p = &s->last;
   if (cls__pos_known_done(p)) return 1;
   cls__btoken *t = s->last_tok;
-  if (!t || p->unnamed || !cls__pos_known_done(&t->pos)) return 0;
+  if (!t || cls__pos_open(p) || !cls__pos_known_done(&t->pos)) return 0;
   cls__pos_reached(p, p->ev);
   return 1;
 }
@@ -98,6 +107,8 @@ static cls__btoken *cls__token_alloc(cls__ocl_device *d) {
   }
   cls__pos_init(&t->pos);
   t->stamp = 0;
+  t->host_stamped = 0;
+  atomic_init(&t->hstamp, 0);
   t->dev = d;
   atomic_init(&t->refs, 1);
   return t;

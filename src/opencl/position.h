@@ -28,6 +28,24 @@ static inline void cls__pos_unnamed(cls__ocl_pos *p) {
   atomic_store_explicit(&p->done, 0, memory_order_release);
 }
 
+/* Native handles (docs/interop.md): the position's queue was handed to
+ * the program, whose commands may follow ev at any time, so the position
+ * is never known complete again: every look names it anew
+ * (cls__ocl_position enqueues a barrier) and nothing is remembered.
+ * Under the owner's lock. */
+void cls__pos_expose(cls__ocl_pos *p);
+
+/* Whether the queue was handed out (cls__pos_expose): one atomic load. */
+static inline int cls__pos_foreign(cls__ocl_pos *p) {
+  return atomic_load_explicit(&p->foreign, memory_order_relaxed);
+}
+
+/* Whether commands the position does not name may follow ev: unnamed
+ * ones, or the program's own on a handed-out queue. */
+static inline int cls__pos_open(cls__ocl_pos *p) {
+  return p->unnamed || cls__pos_foreign(p);
+}
+
 /* Execution status of the position: CL_COMPLETE, a negative error, or
  * "not yet" (> 0, also while unnamed commands follow ev).  Asks the
  * driver only while not known complete, and remembers CL_COMPLETE: the

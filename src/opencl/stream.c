@@ -11,13 +11,19 @@
 
 /* ---- Streams ---------------------------------------------------------- */
 
-static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
-                                  int priority, int role, cls__bstream **out) {
+/* A stream over a new queue, or over `q` (the program's, retained here:
+ * clsOpenCLStreamCreateFromQueue) when not NULL. */
+static clsError_t cls__stream_over(cls__ocl_device *d, unsigned flags,
+                                   int priority, int role, cl_command_queue q,
+                                   cls__bstream **out) {
   cls__bstream *s = calloc(1, sizeof *s);
   if (!s) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
-  cl_int err;
-  const char *what;
-  s->q = cls__ocl_queue(d, 1, priority < 0, &err, &what);
+  cl_int err = CL_SUCCESS;
+  const char *what = "clRetainCommandQueue";
+  if (q)
+    err = clRetainCommandQueue(s->q = q);
+  else
+    s->q = cls__ocl_queue(d, 1, priority < 0, &err, &what);
   if (err != CL_SUCCESS) {
     free(s);
     return cls__ocl_error(err, what);
@@ -44,6 +50,18 @@ static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
   pthread_mutex_unlock(&d->streams_lock);
   *out = s;
   return clsSuccess;
+}
+
+static clsError_t cls__stream_new(cls__ocl_device *d, unsigned flags,
+                                  int priority, int role, cls__bstream **out) {
+  return cls__stream_over(d, flags, priority, role, NULL, out);
+}
+
+clsError_t cls__ocl_stream_adopt(cls__ocl_device *d, cl_command_queue q,
+                                 unsigned flags, cls__bstream **out) {
+  clsError_t e = cls__stream_over(d, flags, 0, CLS__ROLE_CREATED, q, out);
+  if (e == clsSuccess) e = cls__ocl_expose(*out);
+  return e;
 }
 
 clsError_t cls__b_stream_create(int dev, unsigned flags, int priority,
@@ -216,7 +234,7 @@ clsError_t cls__b_stream_query(cls__bstream *s) {
   cls__lock_take(&s->last_lock);
   cl_int st = cls__ocl_waits_status(s, NULL);
   if (st == CL_COMPLETE) {
-    cls__ocl_position(s);
+    cls__ocl_look(s);
     st = cls__last_status(s);
   }
   cls__lock_give(&s->last_lock);

@@ -367,6 +367,15 @@ WRAP_INT(clEnqueueUnmapMemObject,
          (q, m, p, n, w, e))
 WRAP_INT(clFlush, (cl_command_queue q), (q))
 WRAP_INT(clFinish, (cl_command_queue q), (q))
+/* Native handles (docs/interop.md): what clstream asks of the program's
+ * queues and buffers. */
+WRAP_INT(clGetCommandQueueInfo,
+         (cl_command_queue q, cl_command_queue_info i, size_t s, void *v,
+          size_t *r),
+         (q, i, s, v, r))
+WRAP_INT(clGetMemObjectInfo,
+         (cl_mem m, cl_mem_info i, size_t s, void *v, size_t *r),
+         (m, i, s, v, r))
 WRAP_INT(clGetEventProfilingInfo,
          (cl_event e, cl_profiling_info i, size_t s, void *v, size_t *r),
          (e, i, s, v, r))
@@ -424,6 +433,11 @@ WRAP_ENQ(clEnqueueCopyBuffer,
          (cl_command_queue q, cl_mem s, cl_mem d, size_t so, size_t dof,
           size_t sz, cl_uint n, const cl_event *w, cl_event *e),
          (q, s, d, so, dof, sz, n, w, out_arg), q, n, w, e)
+WRAP_ENQ(clEnqueueCopyBufferRect,
+         (cl_command_queue q, cl_mem s, cl_mem d, const size_t *so,
+          const size_t *dof, const size_t *r, size_t srp, size_t ssp,
+          size_t drp, size_t dsp, cl_uint n, const cl_event *w, cl_event *e),
+         (q, s, d, so, dof, r, srp, ssp, drp, dsp, n, w, out_arg), q, n, w, e)
 WRAP_ENQ(clEnqueueFillBuffer,
          (cl_command_queue q, cl_mem m, const void *pat, size_t ps, size_t o,
           size_t sz, cl_uint n, const cl_event *w, cl_event *e),

@@ -26,6 +26,7 @@
  *        clstream-fault --run NAME      (one run, under the shim)
  */
 #include "clstream.h"
+#include "clstream_opencl.h"
 #include "clstream_kernels.h"
 
 #include <dlfcn.h>
@@ -407,6 +408,99 @@ static void sc_graph(void) {
   if (!want(g_d[0], 7, "d0") || !want(g_d[1], 7, "d1")) g_unusable = 2;
 }
 
+/* Native handles (docs/interop.md): a handed-out queue, a record's
+ * cl_event imported back, a stream over the program's queue and a
+ * registered buffer.  The program's own OpenCL calls are made disarmed:
+ * only clstream's calls are failed. */
+static void sc_native(void) {
+  cl_command_queue q;
+  cl_mem m;
+  size_t off;
+  cl_event ev = NULL;
+  clsEvent_t e, ei;
+  clsStream_t s;
+  STEP(clsOpenCLGetQueue(g_s1, &q));
+  STEP(fill(g_s1, g_d[0], 40));
+  STEP(clsOpenCLGetMem(g_d[0], &m, &off));
+  STEP(clsEventCreate(&e));
+  STEP(clsEventRecord(e, g_s1));
+  STEP(clsOpenCLGetEvent(e, &ev));
+  STEP(clsOpenCLEventCreateFromEvent(&ei, ev, 0));
+  STEP(clsStreamWaitEvent(g_s2, ei, 0));
+  STEP(add(g_s2, g_d[0], 1, 10));
+  STEP(poll_query(q_stream, g_s2));
+  STEP(clsOpenCLStreamCreateFromQueue(&s, q, clsStreamNonBlocking));
+  STEP(add(s, g_d[0], 1, 10));
+  STEP(clsStreamSynchronize(s));
+  STEP(clsStreamDestroy(s));
+  STEP(clsEventDestroy(ei));
+  STEP(clsEventDestroy(e));
+  g_disarm();
+  clReleaseEvent(ev);
+  cl_context ctx;
+  int dev = 0;
+  clsGetDevice(&dev);
+  clsOpenCLGetDevice(dev, NULL, NULL, &ctx);
+  cl_mem b =
+      clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(unsigned), NULL, NULL);
+  g_arm();
+  void *p;
+  STEP(clsOpenCLMemRegister(&p, b));
+  STEP(clsMemcpy(p, g_d[0], N * sizeof(unsigned), clsMemcpyDeviceToDevice));
+  STEP(clsMemcpy(g_d[1], p, N * sizeof(unsigned), clsMemcpyDeviceToDevice));
+  STEP(clsOpenCLMemUnregister(p));
+  g_disarm();
+  clReleaseMemObject(b);
+  g_arm();
+  if (!want(g_d[0], 42, "d0") || !want(g_d[1], 42, "d1")) g_unusable = 2;
+}
+
+/* Issue 26: 2-D and 3-D copies and sets, the pool's attributes and trim,
+ * free memory and a peer copy within the device. */
+static void sc_mpool(void) {
+  enum { W = 24, H = 8 };
+  unsigned char h[W * H], back[W * H];
+  for (int i = 0; i < W * H; ++i) h[i] = (unsigned char)(i * 3 + 1);
+  void *d = NULL;
+  size_t pitch = 0;
+  STEP(clsMallocPitch(&d, &pitch, W, H));
+  STEP(clsMemset2DAsync(d, pitch, 0, W, H, g_s1));
+  STEP(clsMemcpy2DAsync(d, pitch, h, W, W, H, clsMemcpyHostToDevice, g_s1));
+  /* Device to device between pitches (a rectangle copy on buffers), and
+   * back. */
+  STEP(clsMemcpy2DAsync(g_d[2], W + 8, d, pitch, W, H, clsMemcpyDefault, g_s1));
+  STEP(clsMemcpy2DAsync(d, pitch, g_d[2], W + 8, W, H, clsMemcpyDefault, g_s1));
+  clsMemcpy3DParms p;
+  memset(&p, 0, sizeof p);
+  p.srcPtr = make_clsPitchedPtr(d, pitch, W, H);
+  p.dstPtr = make_clsPitchedPtr(back, W, W, H);
+  p.extent = make_clsExtent(W, H, 1);
+  p.kind = clsMemcpyDeviceToHost;
+  STEP(clsMemcpy3DAsync(&p, g_s1));
+  STEP(clsStreamSynchronize(g_s1));
+  if (memcmp(h, back, sizeof h) != 0) {
+    snprintf(g_detail, sizeof g_detail, "2-D round trip differs");
+    g_unusable = 2;
+    return;
+  }
+  STEP(clsFree(d));
+  clsMemPool_t pool;
+  unsigned long long v = 0;
+  size_t fr, tot;
+  STEP(clsDeviceGetDefaultMemPool(&pool, 0));
+  STEP(clsMemPoolGetAttribute(pool, clsMemPoolAttrUsedMemCurrent, &v));
+  STEP(clsMemPoolSetAttribute(pool, clsMemPoolAttrReleaseThreshold, &v));
+  void *a = NULL;
+  STEP(clsMallocAsync(&a, 5000, g_s2));
+  STEP(clsFreeAsync(a, g_s2));
+  STEP(clsStreamSynchronize(g_s2));
+  STEP(clsMemPoolTrimTo(pool, 0));
+  STEP(clsMemGetInfo(&fr, &tot));
+  STEP(clsMemcpyPeerAsync(g_d[1], 0, g_d[0], 0, N * sizeof(unsigned), g_s1));
+  STEP(clsMemcpyPeer(g_d[2], 0, g_d[1], 0, N * sizeof(unsigned)));
+  STEP(clsStreamSynchronize(g_s1));
+}
+
 /* After the armed part: a fresh round trip must work. */
 static int health(void) {
   clsStream_t s;
@@ -437,7 +531,8 @@ static const scenario scenarios[] = {
     {"event", sc_event, 1, 0},   {"wait", sc_wait, 1, 0},
     {"hostfn", sc_hostfn, 1, 0}, {"copy", sc_copy, 1, 0},
     {"launch", sc_launch, 0, 0}, {"destroy", sc_destroy, 1, 0},
-    {"legacy", sc_legacy, 1, 0}, {"graph", sc_graph, 1, 0},
+    {"legacy", sc_legacy, 1, 0}, {"native", sc_native, 1, 0},
+    {"mpool", sc_mpool, 1, 0},   {"graph", sc_graph, 1, 0},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 

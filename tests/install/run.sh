@@ -53,6 +53,9 @@ fi
 # What must be in place.
 [ -f "$prefix/include/clstream.h" ] || fail "include/clstream.h not installed"
 [ -f "$prefix/include/clstream_cuda.h" ] || fail "include/clstream_cuda.h not installed"
+for h in clstream_opencl.h clstream_cuda_interop.h; do
+  [ -f "$prefix/include/$h" ] || fail "include/$h not installed"
+done
 pc=$(find "$prefix" -name clstream.pc -path '*/pkgconfig/*' | head -n 1)
 [ -n "$pc" ] || fail "clstream.pc not installed"
 libdir=$(dirname "$(dirname "$pc")")

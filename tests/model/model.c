@@ -727,6 +727,11 @@ static int valid(model *m, const op *o, uint64_t *a) {
   case OP_COPY:
     if (!m->st[s].alive || o->b == o->b2) return 0;
     deps(m, s, -1, a, 0);
+    /* A host-to-host copy on the legacy stream returns when done (CUDA
+     * 13), so it may not be ordered behind a held gate. */
+    if (o->k == OP_COPY && s == 0 && o->b >= NDEV && o->b2 >= NDEV &&
+        blocked_set(m, a, -1))
+      return 0;
     return can_write(m, o->b, a) && can_read(m, o->b2, a);
   case OP_D2H_PAGE:
     if (!m->st[s].alive) return 0;
@@ -871,6 +876,8 @@ static void exec_op(model *m, const op *o) {
             (size_t)o->cnt * sizeof(unsigned));
     note_read(m, o->b2, n);
     note_write(m, o->b, n);
+    /* Host to host on the legacy stream: returns when done. */
+    if (s == 0 && o->b >= NDEV && o->b2 >= NDEV) mark(m, n, 1);
     break;
   }
   case OP_H2D_PAGE: {

@@ -365,11 +365,20 @@ int device_times_work(void) {
   CK_OK(clsStreamQuery(NULL)); /* opens the device: the check is made then */
   clsDeviceProp p;
   CK_OK(clsGetDeviceProperties(&p, d));
+  return p.timerResolutionNs > 0.0 && !p.eventHostStamps;
+}
+
+int events_time_work(void) {
+  int d = -1;
+  CK_OK(clsGetDevice(&d));
+  CK_OK(clsStreamQuery(NULL)); /* opens the device: the check is made then */
+  clsDeviceProp p;
+  CK_OK(clsGetDeviceProperties(&p, d));
   return p.timerResolutionNs > 0.0;
 }
 
 int elapsed_or_untimed(float *ms, clsEvent_t a, clsEvent_t b) {
-  if (device_times_work()) {
+  if (events_time_work()) {
     CK_OK(clsEventElapsedTime(ms, a, b));
     return 1;
   }
@@ -379,18 +388,40 @@ int elapsed_or_untimed(float *ms, clsEvent_t a, clsEvent_t b) {
   return 0;
 }
 
+/* Two devices: when CLSTREAM_DEVICE names devices (not an index), the
+ * first two it names (the two GPUs of one platform on a two-GPU machine),
+ * else the first two selectable devices.  CLS_TEST_REQUIRE_TWO_DEVICES=1
+ * (ci/gpu2.sh) turns the skip into a failure and requires the pair to be
+ * named by CLSTREAM_DEVICE when it is set. */
 int two_devices(const char *test, int *a, int *b) {
   setenv("CLSTREAM_SPLIT_DEVICES", "2", 1);
+  const char *want = getenv("CLSTREAM_DEVICE");
+  const char *req = getenv("CLS_TEST_REQUIRE_TWO_DEVICES");
+  int named = want && *want && want[strspn(want, "0123456789")] != '\0';
+  int require = req && *req && strcmp(req, "0") != 0;
   int n = 0;
   clsError_t r = clsGetDeviceCount(&n);
   ck_assert_msg(r == clsSuccess, "clsGetDeviceCount: %s", clsGetErrorName(r));
   int found[2], k = 0;
-  for (int d = 0; d < n && k < 2; ++d) {
-    clsDeviceProp p;
-    if (clsGetDeviceProperties(&p, d) == clsSuccess && p.selectable)
-      found[k++] = d;
+  for (int pass = named ? 0 : 1; pass < 2 && k < 2; ++pass) {
+    if (pass == 1 && named && require) break; /* only the named ones */
+    k = 0;
+    for (int d = 0; d < n && k < 2; ++d) {
+      clsDeviceProp p;
+      int match = 1;
+      if (clsGetDeviceProperties(&p, d) != clsSuccess || !p.selectable)
+        continue;
+      if (pass == 0 && (clsDeviceMatchesName(&match, d, want) != clsSuccess))
+        match = 0;
+      if (match) found[k++] = d;
+    }
   }
   if (k < 2) {
+    ck_assert_msg(!require,
+                  "%s: needs two devices%s%s, found %d of %d "
+                  "(CLS_TEST_REQUIRE_TWO_DEVICES is set)",
+                  test, named ? " named by CLSTREAM_DEVICE=" : "",
+                  named ? want : "", k, n);
     printf("SKIP %s: needs two devices, found %d selectable of %d\n", test, k,
            n);
     return 0;

@@ -213,17 +213,22 @@ void host_expect(const int *host, int v, size_t n, const char *what);
 
 /* For tests that need two devices: sets CLSTREAM_SPLIT_DEVICES=2 (must be
  * the first thing in the test, before any clstream call), then picks two
- * selectable devices.  Returns 0 (after printing a skip note) when there
- * are fewer than two. */
+ * selectable devices, the first two CLSTREAM_DEVICE names where it names
+ * two.  Returns 0 (after printing a skip note) when there are fewer than
+ * two; fails the test instead under CLS_TEST_REQUIRE_TWO_DEVICES=1. */
 int two_devices(const char *test, int *a, int *b);
 
-/* 1 when the current device's profiling timestamps can time work; 0
- * where they cannot (rusticl: timer resolution 0), and then
- * clsEventElapsedTime returns clsErrorNotSupported for two different
- * completed events.  Opens the current device. */
+/* 1 when the current device's own profiling timestamps can time work; 0
+ * where they cannot (rusticl), where timed events are host-stamped
+ * instead (clsDeviceProp's eventHostStamps) and the driver's timestamps
+ * (the trace's) mean nothing.  Opens the current device. */
 int device_times_work(void);
+/* 1 when clsEventElapsedTime times work on the current device: from the
+ * device's timestamps or from host stamps (every device since issue 25;
+ * 0 only where neither is available).  Opens the current device. */
+int events_time_work(void);
 /* clsEventElapsedTime(ms, a, b) on completed events: asserts clsSuccess
- * and returns 1 where the device times work, else asserts
+ * and returns 1 where events time work, else asserts
  * clsErrorNotSupported and returns 0 (*ms untouched). */
 int elapsed_or_untimed(float *ms, clsEvent_t a, clsEvent_t b);
 
