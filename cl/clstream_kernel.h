@@ -43,6 +43,18 @@
  * size_t and ptrdiff_t mean ulong and long, 64 bits like the host's
  * (clstream's hosts are 64-bit).
  *
+ * Kernel parameters and module globals (kparams):
+ *   CLS_DYNAMIC_SHARED(type, name);  in a kernel's body: CUDA's
+ *                     `extern __shared__ type name[]`, the work-group's
+ *                     array of clsLaunchKernel's sharedMem bytes
+ *   CLS_DEVICE_GLOBAL(type, name)    at program scope: CUDA's __device__
+ *   CLS_CONSTANT(type, name)         at program scope: CUDA's __constant__
+ *                     (name may carry array bounds, and an initializer may
+ *                     follow; the host reaches them through
+ *                     clsModuleGetGlobal and clsMemcpyToSymbol).  Only
+ *                     kernels, not CLS_DEVICE helpers, may name a global.
+ *   Structs, unions and typedefs pass by value as kernel parameters.
+ *
  * Kernel sources are C as OpenCL C accepts it; on CUDA they compile as
  * C++ (NVRTC), so the CUDA branch also maps C99's `restrict` and OpenCL C's
  * short unsigned type names (uchar, ushort, uint, ulong).
@@ -113,6 +125,18 @@ ulong cls__clock64_ptx(void) {
 #define cls_clock64() cls_clock64_is_not_available_on_this_device()
 #endif
 
+/* ---- Kernel parameters and module globals (kparams) ----
+ * The library rewrites these forms before the build (kernel_rw.c): a
+ * kernel using CLS_DYNAMIC_SHARED gains a hidden __local parameter
+ * cls__dyn_smem sized by clsLaunchKernel's sharedMem; module globals live
+ * in device memory the module allocates, reached through a hidden
+ * parameter cls__gbase (OpenCL C 1.2 has no writable program-scope
+ * variables). */
+#define CLS_DYNAMIC_SHARED(type, name)                                         \
+  __local type *const name = (__local type *)cls__dyn_smem
+#define CLS_DEVICE_GLOBAL(type, decl) __global type decl
+#define CLS_CONSTANT(type, decl) __global type decl
+
 #elif defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
 #define CLS_KERNEL extern "C" __global__
@@ -141,6 +165,12 @@ __device__ __forceinline__ unsigned cls__dim3(const dim3 v, int d) {
 #define CLS_HAS_CLOCK64 1
 #define CLS_CLOCK64_KIND 1
 #define cls_clock64() ((ulong)clock64())
+
+/* ---- Kernel parameters and module globals (kparams) ---- */
+#define CLS_DYNAMIC_SHARED(type, name)                                         \
+  extern __shared__ __align__(16) type name[]
+#define CLS_DEVICE_GLOBAL(type, decl) __device__ type decl
+#define CLS_CONSTANT(type, decl) __constant__ type decl
 
 #else
 #error "clstream_kernel.h: neither OpenCL C nor CUDA"

@@ -38,8 +38,8 @@ static void gemm(clsStream_t s, int n, const float *a, const float *b,
   CHECK(clsOpenCLGetMem(c, &mc, &oc));
   size_t un = (size_t)n, f = sizeof(float);
   CLBlastStatusCode st = CLBlastSgemm(
-      CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, un, un,
-      un, 1.0f, ma, oa / f, un, mb, ob / f, un, 0.0f, mc, oc / f, un, &q, NULL);
+      CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, un, un, un,
+      1.0f, ma, oa / f, un, mb, ob / f, un, 0.0f, mc, oc / f, un, &q, NULL);
   if (st != CLBlastSuccess) {
     fprintf(stderr, "CLBlastSgemm failed: %d\n", (int)st);
     exit(1);
@@ -55,8 +55,8 @@ static void gemm(clsStream_t s, int n, const float *a, const float *b,
   const float one = 1.0f, zero = 0.0f;
   /* Row-major C = A B is column-major C^T = B^T A^T. */
   if (cublasSetStream(h, cs) != CUBLAS_STATUS_SUCCESS ||
-      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n,
-                  &zero, c, n) != CUBLAS_STATUS_SUCCESS) {
+      cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b, n, a, n, &zero,
+                  c, n) != CUBLAS_STATUS_SUCCESS) {
     fprintf(stderr, "cublasSgemm failed\n");
     exit(1);
   }
@@ -182,15 +182,18 @@ int main(int argc, char **argv) {
     CHECK(clsEventElapsedTime(&g, g0[k], g1[k]));
     copies += c;
     gemms += g;
-    if (k + 1 < nb) hidden += overlap_ms(t0, h0[k + 1], h1[k + 1], g0[k], g1[k]);
+    if (k + 1 < nb)
+      hidden += overlap_ms(t0, h0[k + 1], h1[k + 1], g0[k], g1[k]);
   }
   double flops = 2.0 * n * (double)n * n * nb;
-  if (nb > 0) printf("copies %.3f ms, GEMMs %.3f ms, copies hidden behind GEMMs %.3f ms "
-         "(%.0f%%)\n",
-         copies, gemms, hidden, copies > 0 ? 100.0 * hidden / copies : 0.0);
-  if (nb > 0) printf("GFLOP/s: %.2f over the pipeline (%.3f ms), %.2f in the GEMMs\n",
-         total > 0 ? flops / (total * 1e6) : 0.0, total,
-         gemms > 0 ? flops / (gemms * 1e6) : 0.0);
+  if (nb > 0)
+    printf("copies %.3f ms, GEMMs %.3f ms, copies hidden behind GEMMs %.3f ms "
+           "(%.0f%%)\n",
+           copies, gemms, hidden, copies > 0 ? 100.0 * hidden / copies : 0.0);
+  if (nb > 0)
+    printf("GFLOP/s: %.2f over the pipeline (%.3f ms), %.2f in the GEMMs\n",
+           total > 0 ? flops / (total * 1e6) : 0.0, total,
+           gemms > 0 ? flops / (gemms * 1e6) : 0.0);
   if (nb < 0) nb = -nb;
 
   for (int k = 0; k < nb; ++k) {

@@ -174,7 +174,8 @@ int main(int argc, char **argv) {
     if (!u || !v) MPI_Abort(MPI_COMM_WORLD, 1);
     for (long g = 0; g < total; ++g) u[g + 1] = init(g, total);
     for (int t = 0; t < steps; ++t) {
-      for (long i = 1; i <= total; ++i) v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3.0f;
+      for (long i = 1; i <= total; ++i)
+        v[i] = (u[i - 1] + u[i] + u[i + 1]) / 3.0f;
       float *w = u;
       u = v;
       v = w;

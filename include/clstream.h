@@ -1006,16 +1006,60 @@ CLS_API clsError_t clsModuleUnload(clsModule_t m);
 CLS_API clsError_t clsModuleGetFunction(clsFunction_t *f, clsModule_t m,
                                         const char *name);
 /* Enqueues f on `s` with grid x block work-items; args[i] points to the
- * value of parameter i (device pointers passed by value).  sharedMem must
- * be 0.  A zero dimension, a block or grid above the device's limits, or
- * sharedMem above sharedMemPerBlock returns clsErrorInvalidValue (as CUDA
- * 13 does), which, as any argument error, is not sticky.  Never blocks. */
+ * value of parameter i (device pointers and structs passed by value).
+ * sharedMem sizes the kernel's CLS_DYNAMIC_SHARED array (CUDA's
+ * `extern __shared__`).  A zero dimension, a block or grid above the
+ * device's limits, or sharedMem above sharedMemPerBlock (or above the
+ * device's local memory less what the kernel declares itself) returns
+ * clsErrorInvalidValue (as CUDA 13 does), which, as any argument error, is
+ * not sticky.  Never blocks. */
 CLS_API clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
                                    void **args, size_t sharedMem,
                                    clsStream_t s);
 /* The calling thread's last build log ("" if none).  Owned by the library
  * and valid until the thread's next clsModuleLoadData.  Never blocks. */
 CLS_API const char *clsGetLastBuildLog(void);
+
+/* ---- Module globals (kparams) -------------------------------------------
+ * A module's CLS_DEVICE_GLOBAL and CLS_CONSTANT variables (CUDA's
+ * __device__ and __constant__).  The symbol the calls below take is the
+ * device address clsModuleGetGlobal returns (CUDA's runtime takes the
+ * host shadow variable, which a module loaded at run time does not have);
+ * it is device memory: kernels, clsMemcpy and clsMemset reach it too.  It
+ * lives as long as its module. */
+
+/* Stores the device address and size of global `name` of module m, on
+ * the current device (as cuModuleGetGlobal; dptr or bytes may be NULL).
+ * clsErrorSymbolNotFound when m has no such global.  Builds the module
+ * for the current device first if it is not built there. */
+CLS_API clsError_t clsModuleGetGlobal(void **dptr, size_t *bytes, clsModule_t m,
+                                      const char *name);
+/* Copies count bytes from src to symbol + offset (kind HostToDevice,
+ * DeviceToDevice or Default), as clsMemcpy does.  A symbol that is not
+ * from clsModuleGetGlobal is clsErrorInvalidSymbol; a range past its end
+ * clsErrorInvalidValue; another kind clsErrorInvalidMemcpyDirection. */
+CLS_API clsError_t clsMemcpyToSymbol(const void *symbol, const void *src,
+                                     size_t count, size_t offset,
+                                     clsMemcpyKind kind);
+/* As clsMemcpyToSymbol, in stream order on `stream` (as clsMemcpyAsync). */
+CLS_API clsError_t clsMemcpyToSymbolAsync(const void *symbol, const void *src,
+                                          size_t count, size_t offset,
+                                          clsMemcpyKind kind,
+                                          clsStream_t stream);
+/* Copies count bytes from symbol + offset to dst (kind DeviceToHost,
+ * DeviceToDevice or Default); errors as clsMemcpyToSymbol. */
+CLS_API clsError_t clsMemcpyFromSymbol(void *dst, const void *symbol,
+                                       size_t count, size_t offset,
+                                       clsMemcpyKind kind);
+/* As clsMemcpyFromSymbol, in stream order on `stream`. */
+CLS_API clsError_t clsMemcpyFromSymbolAsync(void *dst, const void *symbol,
+                                            size_t count, size_t offset,
+                                            clsMemcpyKind kind,
+                                            clsStream_t stream);
+/* Stores the symbol's device address (the symbol itself). */
+CLS_API clsError_t clsGetSymbolAddress(void **devPtr, const void *symbol);
+/* Stores the symbol's size in bytes. */
+CLS_API clsError_t clsGetSymbolSize(size_t *size, const void *symbol);
 
 /* ---- Kernel attributes and occupancy (device queries) ------------------ */
 

@@ -428,7 +428,8 @@ typedef clsMemPool_t cudaMemPool_t;
 /* Launches.  CUDA's cudaLaunchKernel takes the kernel's host address; here
  * `func` is a clsFunction_t from clsModuleGetFunction (passed as it is, or
  * cast to const void * as CUDA code does).  Otherwise as clsLaunchKernel:
- * args[i] points to parameter i's value, sharedMem must be 0. */
+ * args[i] points to parameter i's value, sharedMem sizes the kernel's
+ * CLS_DYNAMIC_SHARED array. */
 static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
                                            dim3 blockDim, void **args,
                                            size_t sharedMem,
@@ -436,6 +437,18 @@ static inline cudaError_t cudaLaunchKernel(const void *func, dim3 gridDim,
   return clsLaunchKernel((clsFunction_t)func, gridDim, blockDim, args,
                          sharedMem, stream);
 }
+
+/* Module globals (kparams).  `symbol` is the device address that
+ * clsModuleGetGlobal returns for a CLS_DEVICE_GLOBAL or CLS_CONSTANT
+ * (CUDA's __device__ or __constant__) of a module, where CUDA code passes
+ * the variable itself. */
+#define cudaMemcpyToSymbol clsMemcpyToSymbol
+#define cudaMemcpyToSymbolAsync clsMemcpyToSymbolAsync
+#define cudaMemcpyFromSymbol clsMemcpyFromSymbol
+#define cudaMemcpyFromSymbolAsync clsMemcpyFromSymbolAsync
+#define cudaGetSymbolAddress(devPtr, symbol)                                   \
+  clsGetSymbolAddress(CLSTREAM_VOIDPP(devPtr), (symbol))
+#define cudaGetSymbolSize clsGetSymbolSize
 
 /* The device-query names (the rest of cudaDeviceAttr, kernel attributes,
  * occupancy): a header of their own, part of this one. */

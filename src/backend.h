@@ -368,6 +368,7 @@ typedef struct cls__bnode {
   const size_t *deps;
   cls__bfunction *f; /* kernel */
   clsDim3 grid, block;
+  size_t shmem; /* dynamic shared memory, bytes */
   void **args;
   void *dst; /* copy, set */
   const void *src;
@@ -396,6 +397,13 @@ clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
                                      const cls__bnode *node);
 /* Releases x; launches already issued still run. */
 void cls__b_exec_destroy(cls__bexec *x);
+
+/* ---- Module globals (kparams) -------------------------------------------
+ * The device address and size of module global `name` of m
+ * (CLS_DEVICE_GLOBAL, CLS_CONSTANT); clsErrorSymbolNotFound when m has
+ * none of that name.  OpenCL: opencl/modmeta.c; CUDA: cuda/module.c. */
+clsError_t cls__b_module_global(cls__bmodule *m, const char *name, void **ptr,
+                                size_t *size);
 
 /* ---- Pool attributes, free memory, peers, 2-D copies (issue 26) -------
  * Called by mempool.c, peer.c and memcpy2d.c.  OpenCL: opencl/pool.c

@@ -53,7 +53,7 @@ static clsError_t cls__cap_node(cls__member *m, int kind, cls__node **n) {
 
 int cls__cap_kernel(clsStream_t h, cls__bstream *b, clsFunction_t f,
                     cls__bfunction *bf, clsDim3 grid, clsDim3 block,
-                    void **args, clsError_t *err) {
+                    void **args, size_t shmem, clsError_t *err) {
   cls__member *m;
   int r = cls__cap_enter(h, b, &m, err);
   if (r != 2) return r;
@@ -69,6 +69,7 @@ int cls__cap_kernel(clsStream_t h, cls__bstream *b, clsFunction_t f,
     n->u.k.bf = bf;
     n->u.k.grid = grid;
     n->u.k.block = block;
+    n->u.k.shmem = shmem;
     n->u.k.args = a;
   }
   pthread_mutex_unlock(&cls__cap_lock);

@@ -250,13 +250,14 @@ clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
   if (!p) return cls__reason(clsErrorInvalidValue, "params is NULL");
   if (p->extra)
     return cls__reason(clsErrorNotSupported, "params->extra must be NULL");
-  if (p->sharedMemBytes)
-    return cls__reason(clsErrorNotSupported,
-                       "dynamic shared memory is not supported; declare "
-                       "CLS_LOCAL arrays in the kernel");
   clsError_t e = cls__current_device(dev);
   if (e != clsSuccess) return e;
   const cls__limits *lim = cls__device_limits(*dev);
+  if (p->sharedMemBytes > lim->shared_mem_per_block)
+    return cls__reason(clsErrorInvalidValue,
+                       "sharedMemBytes %u exceeds the device's "
+                       "sharedMemPerBlock %zu",
+                       p->sharedMemBytes, lim->shared_mem_per_block);
   const unsigned gd[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
   const unsigned bd[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
   unsigned long long threads = 1;
@@ -285,6 +286,7 @@ clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
   n->u.k.bf = bf;
   n->u.k.grid = p->gridDim;
   n->u.k.block = p->blockDim;
+  n->u.k.shmem = p->sharedMemBytes;
   n->u.k.args = a;
   return clsSuccess;
 }

@@ -48,6 +48,7 @@ struct cls__node {
       uintptr_t fn; /* the clsFunction_t, checked live at every launch */
       cls__bfunction *bf;
       clsDim3 grid, block;
+      size_t shmem; /* dynamic shared memory, bytes */
       cls__kargs args;
     } k;
     struct {
@@ -126,7 +127,7 @@ typedef struct cls__evcap {
  * stream as the caller named it, `b` it resolved. */
 int cls__cap_kernel(clsStream_t h, cls__bstream *b, clsFunction_t f,
                     cls__bfunction *bf, clsDim3 grid, clsDim3 block,
-                    void **args, clsError_t *err);
+                    void **args, size_t shmem, clsError_t *err);
 int cls__cap_copy(clsStream_t h, cls__bstream *b, void *dst, const void *src,
                   size_t n, clsMemcpyKind kind, int mode, int across,
                   clsError_t *err);

@@ -156,6 +156,7 @@ static void cls__bnode_of(const cls__exec *x, size_t i, cls__bnode *b) {
     b->f = n->u.k.bf;
     b->grid = n->u.k.grid;
     b->block = n->u.k.block;
+    b->shmem = n->u.k.shmem;
     b->args = n->u.k.args.argv;
     break;
   case CLS__NODE_COPY:
@@ -279,7 +280,7 @@ clsError_t cls__node_issue(const cls__node *n, cls__bstream *b) {
   switch (n->kind) {
   case CLS__NODE_KERNEL:
     return cls__b_launch(n->u.k.bf, n->u.k.grid, n->u.k.block, n->u.k.args.argv,
-                         0, b);
+                         n->u.k.shmem, b);
   case CLS__NODE_COPY:
     return cls__b_memcpy(b, n->u.c.dst, n->u.c.src, n->u.c.n, n->u.c.kind,
                          n->u.c.mode);
@@ -428,6 +429,7 @@ clsError_t clsGraphExecKernelNodeSetParams(clsGraphExec_t h,
   cls__kargs old = xn->u.k.args;
   xn->u.k.grid = fresh.u.k.grid;
   xn->u.k.block = fresh.u.k.block;
+  xn->u.k.shmem = fresh.u.k.shmem;
   xn->u.k.args = fresh.u.k.args;
   if (x->bx) {
     cls__bnode b;

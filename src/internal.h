@@ -101,6 +101,18 @@ clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
  * (clsMemGetInfo, mempool.c).  Takes the table's read lock. */
 size_t cls__mem_bytes_on(int dev);
 
+/* ---- Module globals (kparams; symbol.c) --------------------------------
+ * The globals clsModuleGetGlobal has handed out, which the symbol calls
+ * accept: cls__symbol_add records p (size bytes on device dev, of module
+ * `owner`) in the symbol list and the allocation table (once); and
+ * cls__symbol_drop takes every global of `owner` out of both. */
+clsError_t cls__symbol_add(void *p, size_t size, const void *owner, int dev);
+void cls__symbol_drop(const void *owner);
+/* Global `name` of module m on device dev (built there first if need
+ * be), recorded with cls__symbol_add (module.c). */
+clsError_t cls__module_global(clsModule_t m, int dev, const char *name,
+                              void **p, size_t *n);
+
 /* ---- Native handles (event.c, for native.c) ---------------------------- */
 
 /* The live event h's device, backend part and newest record's token

@@ -87,6 +87,7 @@ const char *clsGetLastBuildLog(void) {
 /* Frees a module whose functions are retired: its backend modules (and
  * with them the backend functions), the functions and the source. */
 static void cls__module_free(cls__module *mod) {
+  cls__symbol_drop(mod);
   for (int d = 0; d < mod->ndev; ++d) {
     cls__bmodule *bm = atomic_load(&mod->b[d]);
     if (bm) cls__b_module_unload(bm);
@@ -190,27 +191,39 @@ clsError_t clsModuleUnload(clsModule_t m) {
 /* The backend function of `fn` on device `dev`, building the module for
  * that device first if it is not yet built there.  Blocks (compiles) the
  * first time per device. */
+/* The backend module of mod on device `dev` (under mod->lock), building
+ * it there first if it is not yet built; `what` names the kernel or
+ * global asked for, for the message. */
+static clsError_t cls__module_on(cls__module *mod, int dev, const char *what,
+                                 cls__bmodule **out) {
+  cls__bmodule *bm = atomic_load(&mod->b[dev]);
+  clsError_t err = clsSuccess;
+  if (!bm) {
+    char *log = NULL;
+    err = cls__b_module_load(dev, mod->source, mod->options, &bm, &log);
+    cls__log_set(log);
+    if (err != clsSuccess) {
+      err = cls__reason(clsErrorNoKernelImageForDevice,
+                        "%s: its module does not build for device %d (%s); "
+                        "see clsGetLastBuildLog()",
+                        what, dev, clsGetErrorName(err));
+      bm = NULL;
+    } else {
+      atomic_store(&mod->b[dev], bm);
+    }
+  }
+  *out = bm;
+  return err;
+}
+
 static clsError_t cls__function_on(cls__function *fn, int dev,
                                    cls__bfunction **out) {
   cls__module *mod = fn->mod;
   clsError_t err = clsSuccess;
   pthread_mutex_lock(&mod->lock);
   cls__bfunction *bf = atomic_load(&fn->b[dev]);
-  cls__bmodule *bm = atomic_load(&mod->b[dev]);
-  if (!bf && !bm) {
-    char *log = NULL;
-    err = cls__b_module_load(dev, mod->source, mod->options, &bm, &log);
-    cls__log_set(log);
-    if (err != clsSuccess) {
-      err = cls__reason(clsErrorNoKernelImageForDevice,
-                        "kernel '%s': its module does not build for device "
-                        "%d (%s); see clsGetLastBuildLog()",
-                        fn->name, dev, clsGetErrorName(err));
-      bm = NULL;
-    } else {
-      atomic_store(&mod->b[dev], bm);
-    }
-  }
+  cls__bmodule *bm = NULL;
+  if (!bf) err = cls__module_on(mod, dev, fn->name, &bm);
   if (!bf && bm) {
     err = cls__b_module_function(bm, fn->name, &bf);
     if (err == clsSuccess) atomic_store(&fn->b[dev], bf);
@@ -342,9 +355,7 @@ static CLS__NOINLINE clsError_t cls__config_error(const cls__limits *lim,
                        "sharedMem %zu exceeds the device's "
                        "sharedMemPerBlock %zu",
                        sharedMem, lim->shared_mem_per_block);
-  return cls__reason(clsErrorNotSupported,
-                     "dynamic shared memory is not supported; declare "
-                     "CLS_LOCAL arrays in the kernel");
+  return cls__reason(clsErrorInvalidValue, "invalid launch configuration");
 }
 
 /* Whether the device can run the configuration (the rules
@@ -357,7 +368,8 @@ static inline int cls__config_ok(const cls__limits *lim, clsDim3 grid,
            cls__dim_ok(block.z, lim->max_threads_dim[2]) &
            cls__dim_ok(grid.x, lim->max_grid[0]) &
            cls__dim_ok(grid.y, lim->max_grid[1]) &
-           cls__dim_ok(grid.z, lim->max_grid[2]) & (sharedMem == 0);
+           cls__dim_ok(grid.z, lim->max_grid[2]) &
+           (sharedMem <= lim->shared_mem_per_block);
   /* Folded away where size_t has 64 bits. */
   ok &= ((unsigned long long)grid.x * block.x <= SIZE_MAX) &
         ((unsigned long long)grid.y * block.y <= SIZE_MAX) &
@@ -414,6 +426,16 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
     cls__tl_config.dev = sdev;
   }
 
+  /* MaxDynamicSharedMemorySize, once set, bounds sharedMem (kparams). */
+  if (CLS__UNLIKELY(sharedMem != 0) &&
+      atomic_load_explicit(&fn->attrs.dyn_set, memory_order_relaxed) &&
+      sharedMem > (size_t)atomic_load_explicit(&fn->attrs.dyn_smem,
+                                               memory_order_relaxed))
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "sharedMem %zu exceeds the kernel's "
+                            "MaxDynamicSharedMemorySize %d",
+                            sharedMem, atomic_load(&fn->attrs.dyn_smem)));
+
   /* As in CUDA, a kernel runs on any device, but only into a stream of
    * the current device. */
   int cur = sdev;
@@ -430,7 +452,7 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
       (err = cls__function_on(fn, sdev, &bf)) != clsSuccess)
     CLS__RETURN(err);
   if (CLS__CAPTURING() &&
-      cls__cap_kernel(s, bs, f, bf, grid, block, args, &err))
+      cls__cap_kernel(s, bs, f, bf, grid, block, args, sharedMem, &err))
     CLS__RETURN(err);
   CLS__RETURN(cls__b_launch(bf, grid, block, args, sharedMem, bs));
 }
@@ -444,6 +466,26 @@ clsError_t cls__function_get(clsFunction_t f, int dev, cls__bfunction **bf) {
                        "function %p is not a live function", (void *)f);
   *bf = atomic_load_explicit(&fn->b[dev], memory_order_acquire);
   return *bf ? clsSuccess : cls__function_on(fn, dev, bf);
+}
+
+/* ---- Module globals (kparams; the public call is in symbol.c) -------- */
+
+clsError_t cls__module_global(clsModule_t m, int dev, const char *name,
+                              void **p, size_t *n) {
+  cls__module *mod = cls__handle_get(CLS__KIND_MODULE, (uintptr_t)m);
+  if (!mod)
+    return cls__reason(clsErrorInvalidResourceHandle,
+                       "module %p is not a loaded module", (void *)m);
+  pthread_mutex_lock(&mod->lock);
+  cls__bmodule *bm = NULL;
+  clsError_t err = mod->unloaded
+                       ? cls__reason(clsErrorInvalidResourceHandle,
+                                     "module %p is being unloaded", (void *)m)
+                       : cls__module_on(mod, dev, name, &bm);
+  if (err == clsSuccess) err = cls__b_module_global(bm, name, p, n);
+  if (err == clsSuccess) err = cls__symbol_add(*p, *n, mod, dev);
+  pthread_mutex_unlock(&mod->lock);
+  return err;
 }
 
 /* ---- Kernel attributes (funcattr.c) ------------------------------------ */

@@ -81,8 +81,8 @@ static clsError_t cls__stream_import(int api, clsStream_t *out, void *native,
   clsError_t e = cls__native_is(api);
   if (e == clsSuccess) e = cls__null(out, "stream");
   if (e == clsSuccess)
-    e = cls__null(native, api == CLS__NATIVE_OPENCL ? "the queue"
-                                                    : "the CUDA stream");
+    e = cls__null(native,
+                  api == CLS__NATIVE_OPENCL ? "the queue" : "the CUDA stream");
   if (e != clsSuccess) return e;
   if (flags & ~clsStreamNonBlocking)
     return cls__reason(clsErrorInvalidValue, "unknown stream flags 0x%x",

@@ -60,6 +60,11 @@
 #define S_ERR "docs/semantics.md Errors"
 #define GUIDE "CUDA guide, Multi-Device System"
 #define TC " [to confirm on GPU]"
+/* Module globals (kparams): CUDA's cudaErrorInvalidSymbol for an address
+ * that is no symbol; the symbol calls' other checks are in test_symbol. */
+#define ISYM clsErrorInvalidSymbol
+#define S_SYM "CUDA manual cudaMemcpyToSymbol, cuModuleGetGlobal" TC
+static size_t kp_size;
 
 /* What a case needs from the fixture. */
 enum {
@@ -958,6 +963,35 @@ static clsError_t memcpy3d_with_array(fx *x) {
     "CUDA manual cudaLaunchKernel (sharedMem above sharedMemPerBlock)" TC,     \
     launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args,                               \
            x->prop.sharedMemPerBlock + 1, x->s))                               \
+  /* Module globals and symbol copies (kparams) */                             \
+  X(sym_global_name_null, NEED_MOD, IV, S_SYM,                                 \
+    clsModuleGetGlobal(&x->out_p, NULL, x->m, NULL))                           \
+  X(sym_global_unknown, NEED_MOD, SYMNF, S_SYM,                                \
+    clsModuleGetGlobal(&x->out_p, NULL, x->m, "no_such_global"))               \
+  X(sym_global_dead_module, NEED_MOD, IRH, S_SYM,                              \
+    clsModuleGetGlobal(&x->out_p, NULL, x->m_dead, "g"))                       \
+  X(sym_global_null_module, 0, IRH, S_SYM,                                     \
+    clsModuleGetGlobal(&x->out_p, NULL, NULL, "g"))                            \
+  X(sym_to_null, 0, ISYM, S_SYM,                                               \
+    clsMemcpyToSymbol(NULL, x->host, 4, 0, clsMemcpyHostToDevice))             \
+  X(sym_to_device_memory, 0, ISYM, S_SYM,                                      \
+    clsMemcpyToSymbol(x->d, x->host, 4, 0, clsMemcpyHostToDevice))             \
+  X(sym_to_async_device_memory, 0, ISYM, S_SYM,                                \
+    clsMemcpyToSymbolAsync(x->d, x->host, 4, 0, clsMemcpyHostToDevice, x->s))  \
+  X(sym_from_host_memory, 0, ISYM, S_SYM,                                      \
+    clsMemcpyFromSymbol(x->host, x->host, 4, 0, clsMemcpyDeviceToHost))        \
+  X(sym_from_async_null, 0, ISYM, S_SYM,                                       \
+    clsMemcpyFromSymbolAsync(x->host, NULL, 4, 0, clsMemcpyDeviceToHost,       \
+                             x->s))                                            \
+  X(sym_address_null_out, 0, IV, S_SYM, clsGetSymbolAddress(NULL, x->d))       \
+  X(sym_address_device_memory, 0, ISYM, S_SYM,                                 \
+    clsGetSymbolAddress(&x->out_p, x->d))                                      \
+  X(sym_size_null_out, 0, IV, S_SYM, clsGetSymbolSize(NULL, x->d))             \
+  X(sym_size_device_memory, 0, ISYM, S_SYM, clsGetSymbolSize(&kp_size, x->d))  \
+  X(sym_to_in_hostfn, IN_HOSTFN, NOTPERM, S_ST " (host function)",             \
+    clsMemcpyToSymbol(NULL, x->host, 4, 0, clsMemcpyHostToDevice))             \
+  X(sym_global_in_hostfn, IN_HOSTFN | NEED_MOD, NOTPERM,                       \
+    S_ST " (host function)", clsModuleGetGlobal(&x->out_p, NULL, x->m, "g"))   \
   /* Handles of another device */                                              \
   X(other_record_event_of_b_on_a, NEED_TWO, IRH,                               \
     S_EV " (record on a stream of another device)",                            \

@@ -345,6 +345,55 @@ START_TEST(graph_replay_after_free) {
 }
 END_TEST
 
+/* A captured launch with dynamic shared memory (tests/kernels/kparams.cl,
+ * block_sum) keeps its sharedMem at replay. */
+START_TEST(graph_dynamic_shared_memory) {
+  clsModule_t m;
+  clsFunction_t f;
+  CK_OK(clsModuleLoadData(&m, cls_kernel_kparams, NULL));
+  CK_OK(clsModuleGetFunction(&f, m, "block_sum"));
+  float *in, *out, h[N], sums[N / 64];
+  CK_OK(clsMalloc((void **)&in, N * sizeof(float)));
+  CK_OK(clsMalloc((void **)&out, (N / 64) * sizeof(float)));
+  for (int i = 0; i < N; ++i) h[i] = 1.0f;
+  CK_OK(clsMemcpy(in, h, sizeof h, clsMemcpyHostToDevice));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  unsigned n = N;
+  void *args[] = {&in, &out, &n};
+  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  CK_OK(clsLaunchKernel(f, grid4, block64, args, 64 * sizeof(float), s));
+  clsGraph_t g;
+  CK_OK(clsStreamEndCapture(s, &g));
+  clsGraphExec_t x;
+  CK_OK(clsGraphInstantiate(&x, g, 0));
+  CK_OK(clsGraphLaunch(x, s));
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsMemcpy(sums, out, sizeof sums, clsMemcpyDeviceToHost));
+  for (int i = 0; i < N / 64; ++i)
+    ck_assert_msg(sums[i] == 64.0f, "%f", sums[i]);
+  /* The same node built by hand. */
+  clsGraphNode_t node;
+  clsKernelNodeParams p = kparams(f, args);
+  p.sharedMemBytes = 64 * sizeof(float);
+  CK_OK(clsGraphAddKernelNode(&node, g, NULL, 0, &p));
+  CK_OK(clsGraphExecDestroy(x));
+  CK_OK(clsGraphInstantiate(&x, g, 0));
+  CK_OK(clsMemset(out, 0, (N / 64) * sizeof(float)));
+  CK_OK(clsGraphLaunch(x, s));
+  CK_OK(clsStreamSynchronize(s));
+  CK_OK(clsMemcpy(sums, out, sizeof sums, clsMemcpyDeviceToHost));
+  for (int i = 0; i < N / 64; ++i)
+    ck_assert_msg(sums[i] == 64.0f, "%f", sums[i]);
+  CK_OK(clsGraphExecDestroy(x));
+  CK_OK(clsGraphDestroy(g));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(in));
+  CK_OK(clsFree(out));
+  CK_OK(clsModuleUnload(m));
+}
+END_TEST
+
 /* Row (bad input): NULL graph to instantiate, NULL exec to launch, and the
  * rest of the graph calls' arguments. */
 START_TEST(graph_bad_input) {
@@ -419,6 +468,7 @@ int main(void) {
   tcase_add_test(tc_gate, graph_exec_two_streams_serial);
   tcase_add_test(tc, graph_exec_safety);
   tcase_add_test(tc, graph_replay_after_free);
+  tcase_add_test(tc, graph_dynamic_shared_memory);
   tcase_add_test(tc, graph_bad_input);
   suite_add_tcase(s, tc);
   return run_suite(s);

@@ -31,7 +31,7 @@
  * zeroed device buffers of 64 KiB; every other parameter is zero.  A launch
  * refused with InvalidValue is accepted (with a NOTE) only for a kernel that
  * has a parameter whose type is not a built-in scalar or vector: the OpenCL
- * build refuses typedef'd scalars and structs by value by design.
+ * build refuses samplers (and types it cannot measure) by design.
  *
  * Failures are collected, each naming the file, the module and the
  * kernel, so that one run on a driver lists everything that driver

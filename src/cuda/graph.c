@@ -44,7 +44,7 @@ static cudaError_t cls__cuda_add_node(struct cls__bexec *x,
     struct cudaKernelNodeParams p = {(void *)in->f->kernel,
                                      {in->grid.x, in->grid.y, in->grid.z},
                                      {in->block.x, in->block.y, in->block.z},
-                                     0,
+                                     (unsigned)in->shmem,
                                      in->args,
                                      NULL};
     return cudaGraphAddKernelNode(out, x->g, deps, in->ndeps, &p);
@@ -122,7 +122,7 @@ clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
   struct cudaKernelNodeParams p = {(void *)in->f->kernel,
                                    {in->grid.x, in->grid.y, in->grid.z},
                                    {in->block.x, in->block.y, in->block.z},
-                                   0,
+                                   (unsigned)in->shmem,
                                    in->args,
                                    NULL};
   return cls__cuda_rt(cudaGraphExecKernelNodeSetParams(x->x, x->nodes[i], &p),

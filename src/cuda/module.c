@@ -291,3 +291,22 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
       cudaLaunchKernel((const void *)f->kernel, g, b, args, sharedMem, s->s),
       "cudaLaunchKernel");
 }
+
+/* ---- Module globals ---------------------------------------------------- */
+
+clsError_t cls__b_module_global(cls__bmodule *m, const char *name, void **ptr,
+                                size_t *size) {
+  clsError_t e = cls__cuda_use(m->dev);
+  if (e != clsSuccess) return e;
+  /* A __device__ or __constant__ variable at namespace scope keeps its
+   * name in the image (C++ does not mangle it). */
+  cudaError_t r = cudaLibraryGetGlobal(ptr, size, m->lib, name);
+  if (r == cudaErrorSymbolNotFound || r == cudaErrorInvalidSymbol) {
+    (void)cudaGetLastError();
+    return cls__reason(clsErrorSymbolNotFound,
+                       "no module global named '%s' (declared with "
+                       "CLS_DEVICE_GLOBAL or CLS_CONSTANT) in the module",
+                       name);
+  }
+  return cls__cuda_rt(r, "cudaLibraryGetGlobal");
+}

@@ -86,7 +86,7 @@ clsError_t cls__b_event_import(int dev, void *native, unsigned flags,
   e->foreign = 1;
   *be = e;
   *tok = (cls__btoken *)(void *)e; /* the token is the event (event.c) */
-  *follows = 1; /* the program may record it again */
+  *follows = 1;                    /* the program may record it again */
   return clsSuccess;
 }
 

@@ -56,6 +56,11 @@ int cls__kernel_params(const char *source, const char *options,
                        const char *const *predefined, const char *kernel,
                        cls__kernel_param *out, int max, char *why, size_t nwhy);
 
+/* The size in bytes of the OpenCL C scalar or vector type named `tn`
+ * (a 3-element vector takes 4 elements), or 0 when it is not one; *elem
+ * gets one element's size and *lanes the element count (kernel_sig.c). */
+size_t cls__ocl_value_size(const char *tn, size_t *elem, size_t *lanes);
+
 /* Non-zero when CLSTREAM_TRACE names a file (set by cls__b_init). */
 extern int cls__trace_on;
 

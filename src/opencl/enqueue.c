@@ -471,7 +471,8 @@ void cls__ocl_look(cls__bstream *t) {
   for (;;) {
     if (cls__ocl_status(ev) <= CL_COMPLETE) return;
     clock_gettime(CLOCK_MONOTONIC, &n);
-    long ns = (long)(n.tv_sec - a.tv_sec) * 1000000000L + (n.tv_nsec - a.tv_nsec);
+    long ns =
+        (long)(n.tv_sec - a.tv_sec) * 1000000000L + (n.tv_nsec - a.tv_nsec);
     if (ns > CLS__LOOK_GRACE_NS) return;
     sched_yield();
   }

@@ -42,7 +42,8 @@ static cl_event cls__reusable_last(cls__bstream *s, const cls__ocl_batch *b,
   int done = cls__last_known_done(s);
   /* Whether a marker enqueued now would follow device work only (or an
    * idle queue), with nothing gated by a user event before it. */
-  *after_work = !cls__pos_foreign(p) && (p->unnamed || !p->ev || p->work || done);
+  *after_work =
+      !cls__pos_foreign(p) && (p->unnamed || !p->ev || p->work || done);
   if (cls__pos_open(p)) {
     /* Commands without an event (or the program's own, on a handed-out
      * queue) follow `last`: the record is a command of its own (a

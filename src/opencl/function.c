@@ -1,18 +1,20 @@
 /*
  * OpenCL backend: a module's functions (cl_kernel): reading each kernel's
  * parameter types once, when the function is created, and turning each
- * parameter into a precomputed way of setting it: an SVM pointer
- * (__global and __constant pointers), a value of a known size (scalars
- * and vectors), or "unsupported" (a __local pointer, an image, a sampler,
- * a struct or a type it cannot size), which makes every launch of the
- * function fail with a message naming the parameter (launch.c).  The
- * types come from the driver, or from the source where the module was
- * built without -cl-kernel-arg-info (module.c, kernel_sig.c).  Takes
- * module.lock (module.c) to add a function to the module's list.
+ * parameter into a precomputed way of setting it: a pointer (__global
+ * and __constant pointers; on the buffer path with a hidden offset
+ * argument), a value of a known size (scalars and vectors, and structs,
+ * unions and typedefs whose size the module measured on the device), or
+ * "unsupported" (a __local pointer, an image, a sampler, a type it cannot
+ * size), which makes every launch of the function fail with a message
+ * naming the parameter (launch.c).  The parameters the source rewrite
+ * added (kernel_rw.c) come after the caller's and are known from its
+ * record.  The types come from the driver, or from the source where the
+ * module was built without -cl-kernel-arg-info (module.c, kernel_sig.c).
+ * Takes module.lock (module.c) to add a function to the module's list.
  */
 #include "function.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,79 +28,6 @@ void cls__ocl_function_free(cls__bfunction *f) {
 }
 
 /* ---- Parameter types --------------------------------------------------- */
-
-static int cls__tok_is(const char *t, size_t n, const char *word) {
-  return strlen(word) == n && memcmp(t, word, n) == 0;
-}
-
-/* The size in bytes of an OpenCL C scalar or vector type named `tn` (as
- * CL_KERNEL_ARG_TYPE_NAME gives it: "int", "uint", "float4", possibly
- * "unsigned int" or with qualifiers such as "const"), or 0 when it is not
- * one.  A 3-element vector takes the size of 4 elements; *elem gets the
- * size of one element and *lanes_out the number of elements (3 for a
- * 3-element vector). */
-static size_t cls__value_size(const char *tn, size_t *elem, size_t *lanes_out) {
-  static const struct {
-    const char *name;
-    size_t size;
-    int is_signed_int; /* may follow "unsigned" */
-  } base[] = {
-      {"char", 1, 1},  {"uchar", 1, 0},  {"short", 2, 1}, {"ushort", 2, 0},
-      {"int", 4, 1},   {"uint", 4, 0},   {"long", 8, 1},  {"ulong", 8, 0},
-      {"float", 4, 0}, {"double", 8, 0}, {"half", 2, 0},
-  };
-  char word[32];
-  size_t wlen = 0;
-  int uns = 0, sgn = 0;
-  const char *p = tn;
-  for (;;) {
-    while (*p && isspace((unsigned char)*p)) p++;
-    if (!*p) break;
-    const char *t = p;
-    while (*p && !isspace((unsigned char)*p)) p++;
-    size_t n = (size_t)(p - t);
-    if (cls__tok_is(t, n, "const") || cls__tok_is(t, n, "__const") ||
-        cls__tok_is(t, n, "volatile") || cls__tok_is(t, n, "__volatile") ||
-        cls__tok_is(t, n, "restrict") || cls__tok_is(t, n, "__restrict") ||
-        cls__tok_is(t, n, "__private") || cls__tok_is(t, n, "private"))
-      continue;
-    if (cls__tok_is(t, n, "unsigned")) {
-      uns = 1;
-      continue;
-    }
-    if (cls__tok_is(t, n, "signed")) {
-      sgn = 1;
-      continue;
-    }
-    if (wlen || n >= sizeof word) return 0; /* two type words: unknown */
-    memcpy(word, t, n);
-    word[n] = '\0';
-    wlen = n;
-  }
-  if (!wlen) {
-    if (!uns && !sgn) return 0;
-    memcpy(word, "int", 4); /* "unsigned" alone */
-    wlen = 3;
-  }
-  size_t b = wlen;
-  while (b && isdigit((unsigned char)word[b - 1])) b--;
-  size_t lanes = 1;
-  if (b < wlen) {
-    if (b == 0) return 0;
-    lanes = (size_t)strtoul(word + b, NULL, 10);
-    if (lanes != 2 && lanes != 3 && lanes != 4 && lanes != 8 && lanes != 16)
-      return 0;
-    word[b] = '\0';
-  }
-  for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
-    if (strcmp(word, base[i].name) != 0) continue;
-    if ((uns || sgn) && (!base[i].is_signed_int || lanes != 1)) return 0;
-    *elem = base[i].size;
-    *lanes_out = lanes;
-    return base[i].size * (lanes == 3 ? 4 : lanes);
-  }
-  return 0;
-}
 
 /* Parameter i's description from the driver's argument info. */
 static cl_int cls__driver_param(cl_kernel k, cl_uint i, cls__kernel_param *p) {
@@ -121,10 +50,86 @@ static cl_int cls__driver_param(cl_kernel k, cl_uint i, cls__kernel_param *p) {
   return err;
 }
 
+/* The size the module measured on the device for by-value parameter i of
+ * kernel `kname` (a type the library cannot size itself), or 0. */
+static size_t cls__measured(const cls__bmodule *m, const char *kname,
+                            cl_uint i) {
+  for (int k = 0; k < m->rw.nsizes; k++)
+    if (m->rw.sizes[k].index == (int)i &&
+        strcmp(m->rw.sizes[k].kernel, kname) == 0)
+      return m->rw.sizes[k].size;
+  return 0;
+}
+
+/* The size the driver takes for measured struct parameter i of f, whose
+ * sizeof is `size`, in *got: that, or (rusticl, which counts a struct to
+ * the end of its last member) that less its tail padding, found by
+ * setting a zero value at each size down to size - 15.  Only padding is
+ * dropped: every member lies below the driver's size.  *got is 0 when
+ * none is taken.  Returns the driver's error other than a size refusal. */
+static cl_int cls__struct_size(cls__bfunction *f, cl_uint i, size_t size,
+                               size_t *got) {
+  *got = 0;
+  unsigned char *zero = calloc(1, size);
+  if (!zero) return CL_OUT_OF_HOST_MEMORY;
+  cl_int err = CL_INVALID_ARG_SIZE;
+  for (size_t s = size; s > 0 && s + 16 > size && !*got; s--) {
+    err = clSetKernelArg(f->k, i, s, zero);
+    if (err == CL_SUCCESS) *got = s;
+    if (err != CL_SUCCESS && err != CL_INVALID_ARG_SIZE) break;
+  }
+  free(zero);
+  return err == CL_INVALID_ARG_SIZE ? CL_SUCCESS : err;
+}
+
+/* Why struct parameter i of kernel `kname` cannot be passed (malloc'd). */
+static char *cls__struct_msg(const char *kname, cl_uint i, size_t size) {
+  const char *fmt = "kernel '%s': parameter %u is a struct of %zu bytes "
+                    "(sizeof on the device), a size the driver refuses";
+  int n = snprintf(NULL, 0, fmt, kname, (unsigned)i, size);
+  char *m = n > 0 ? malloc((size_t)n + 1) : NULL;
+  if (m) snprintf(m, (size_t)n + 1, fmt, kname, (unsigned)i, size);
+  return m;
+}
+
+/* Sets up f's use of the hidden parameters the rewrite gave kernel
+ * `kname` (kernel_rw.c), which follow its own: f->nuser, f->dyn, the
+ * pointers' offset arguments, and the globals' base (set once here: the
+ * module's globals never move).  Returns CL_SUCCESS or the driver's
+ * error. */
+static cl_int cls__hidden(cls__bmodule *m, cls__bfunction *f,
+                          const char *kname) {
+  const cls__rw_kernel *rk = NULL;
+  for (int i = 0; i < m->rw.nkernels && !rk; i++)
+    if (strcmp(m->rw.kernels[i].name, kname) == 0) rk = &m->rw.kernels[i];
+  if (!rk || rk->nuser + rk->nhidden != (int)f->nargs) return CL_SUCCESS;
+  f->nuser = (cl_uint)rk->nuser;
+  for (int j = 0; j < rk->nhidden; j++) {
+    cl_uint i = f->nuser + (cl_uint)j;
+    f->args[i].kind = CLS__ARG_HIDDEN;
+    if (rk->role[j] == CLS__RW_ROLE_DYN) {
+      f->dyn = (int)i;
+    } else if (rk->role[j] == CLS__RW_ROLE_GBASE) {
+      cl_mem mem;
+      size_t off;
+      cl_int err;
+      if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
+        err = clSetKernelArg(f->k, i, sizeof mem, &mem);
+      else
+        err = clSetKernelArgSVMPointer(f->k, i, m->gstore);
+      if (err != CL_SUCCESS) return err;
+    } else {
+      f->args[rk->role[j]].off_arg = i;
+    }
+  }
+  return CL_SUCCESS;
+}
+
 /* Decides how launches set parameter i, described by *pi.  Returns 0, or
  * -1 with *msg (malloc'd) saying why it is unsupported. */
-static int cls__classify(const cls__kernel_param *pi, const char *kname,
-                         cl_uint i, cls__oarg *a, char **msg) {
+static int cls__classify(const cls__bmodule *m, const cls__kernel_param *pi,
+                         const char *kname, cl_uint i, cls__oarg *a,
+                         char **msg) {
   const char *type = pi->type, *pname = pi->name;
   cl_kernel_arg_address_qualifier aq = pi->aq;
   cl_kernel_arg_access_qualifier acq = pi->acq;
@@ -153,12 +158,15 @@ static int cls__classify(const cls__kernel_param *pi, const char *kname,
       why = "images are not supported";
     } else if (is_ptr) {
       why = "a pointer parameter must be CLS_GLOBAL";
-    } else if ((a->size = cls__value_size(type, &elem, &lanes)) != 0) {
+    } else if ((a->size = cls__ocl_value_size(type, &elem, &lanes)) != 0) {
       a->kind = lanes == 3 ? CLS__ARG_VEC3 : CLS__ARG_VALUE;
       a->copy = elem * lanes;
+    } else if ((a->size = cls__measured(m, kname, i)) != 0) {
+      a->kind = CLS__ARG_VALUE; /* a struct, union or typedef, measured */
     } else {
-      why = "only device pointers, scalars and vectors of the built-in "
-            "types can be passed (not samplers, structs or typedefs)";
+      why = "only device pointers, scalars, vectors and the structs, "
+            "unions and typedefs of the kernel source can be passed (not "
+            "samplers); this type's size could not be measured";
     }
     break;
   }
@@ -205,6 +213,8 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->k = k;
   f->name = fname;
   f->nargs = nargs;
+  f->nuser = nargs;
+  f->dyn = -1;
   f->bad = -1;
   const char *keep = cls__setting(CLS__SET_ARG_CACHE);
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
@@ -213,6 +223,10 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_WORK_GROUP_SIZE,
                                sizeof wg, &wg, NULL) == CL_SUCCESS)
     f->hint_wg = wg;
+  cl_ulong lm = 0;
+  if (clGetKernelWorkGroupInfo(k, m->dev->id, CL_KERNEL_LOCAL_MEM_SIZE,
+                               sizeof lm, &lm, NULL) == CL_SUCCESS)
+    f->static_local = lm;
   cls__kernel_param *src = NULL;
   char why[160] = "";
   if (m->source && nargs) {
@@ -242,7 +256,13 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
       if (f->bad_msg) snprintf(f->bad_msg, (size_t)n + 1, fmt, name, why);
     }
   }
-  for (cl_uint i = 0; i < nargs && (src || !m->source); i++) {
+  cl_int herr = cls__hidden(m, f, name);
+  if (herr != CL_SUCCESS) {
+    cls__ocl_function_free(f);
+    free(src);
+    return cls__ocl_error(herr, "clSetKernelArg (the module's globals)");
+  }
+  for (cl_uint i = 0; i < f->nuser && (src || !m->source); i++) {
     cls__kernel_param driver;
     const cls__kernel_param *pi = src ? &src[i] : &driver;
     if (!src) {
@@ -256,7 +276,21 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     }
     char *msg = NULL;
     cls__oarg *a = &f->args[i];
-    int bad = cls__classify(pi, name, i, a, &msg) != 0;
+    int bad = cls__classify(m, pi, name, i, a, &msg) != 0;
+    size_t took = a->size;
+    if (!bad && a->kind == CLS__ARG_VALUE && cls__measured(m, name, i)) {
+      cl_int serr = cls__struct_size(f, i, a->size, &took);
+      if (serr != CL_SUCCESS) {
+        cls__ocl_function_free(f);
+        free(src);
+        return cls__ocl_error(serr, "clSetKernelArg (sizing a struct)");
+      }
+      if (!took) {
+        bad = 1;
+        msg = cls__struct_msg(name, i, a->size);
+      }
+      a->size = took;
+    }
     a->op = a->kind == CLS__ARG_POINTER ? CLS__OP_POINTER
             : a->kind == CLS__ARG_VEC3  ? CLS__OP_VEC3
                                         : CLS__OP_VALUE;
@@ -275,6 +309,9 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     }
   }
   free(src);
+  for (cl_uint i = 0; i < f->nuser; i++)
+    if (f->args[i].off_arg && f->args[i].kind == CLS__ARG_POINTER)
+      f->args[i].op = CLS__OP_PTR_OFF;
 
   pthread_mutex_lock(&m->lock);
   f->next = m->fns;

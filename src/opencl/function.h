@@ -7,6 +7,7 @@
 #define CLSTREAM_OPENCL_FUNCTION_H
 
 #include "command.h"
+#include "kernel_rw.h"
 
 #include <stdint.h>
 
@@ -14,7 +15,8 @@ enum cls__arg_kind {
   CLS__ARG_POINTER = 1, /* cls__ocl_set_pointer_arg(*(void **)args[i]) */
   CLS__ARG_VALUE = 2,   /* clSetKernelArg(size, args[i]) */
   CLS__ARG_VEC3 = 3,    /* a 3-element vector: see below */
-  CLS__ARG_UNSUPPORTED = 4
+  CLS__ARG_UNSUPPORTED = 4,
+  CLS__ARG_HIDDEN = 5 /* added by the rewrite (kernel_rw.c): set by launch.c */
 };
 
 /* An OpenCL 3-element vector occupies 4 elements, but the host value the
@@ -52,14 +54,16 @@ enum cls__arg_op {
   CLS__OP_KEEP8,
   CLS__OP_KEEP16,
   CLS__OP_VALUE, /* a value the cache does not keep */
-  CLS__OP_VEC3
+  CLS__OP_VEC3,
+  CLS__OP_PTR_OFF /* a pointer passed as a buffer and an offset argument */
 };
 
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
   size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
   int kind;
-  int op; /* enum cls__arg_op (for a supported kind) */
+  int op;          /* enum cls__arg_op (for a supported kind) */
+  cl_uint off_arg; /* CLS__OP_PTR_OFF: the index of its offset argument */
   cls__argcache held;
 } cls__oarg;
 
@@ -67,6 +71,12 @@ struct cls__bfunction {
   cl_kernel k;
   cls__lock lock; /* held while the kernel's arguments are set */
   cl_uint nargs;
+  cl_uint nuser; /* the parameters args[] sets: those before the hidden */
+  /* The hidden __local argument of CLS_DYNAMIC_SHARED (-1: none), the
+   * size it holds (0: none set), and the kernel's own local memory. */
+  int dyn;
+  size_t dyn_held;
+  cl_ulong static_local;
   int bad;        /* index of the first unsupported parameter, or -1 */
   char *bad_msg;  /* why it is unsupported (when bad >= 0) */
   size_t hint_wg; /* CL_KERNEL_WORK_GROUP_SIZE (for messages only) */
@@ -86,7 +96,17 @@ struct cls__bmodule {
    * parameter types are read (NULL when the driver gives them). */
   char *source;
   char *options;
+  /* What the rewrite found (kernel_rw.c; rw.source is not kept): the
+   * measured sizes of by-value structs, and the globals, which live in
+   * `gstore` (device memory of gbytes bytes, or NULL). */
+  cls__rw rw;
+  void *gstore;
+  size_t gbytes;
 };
+
+/* Measures what m's rewrite asked for and sets up its globals
+ * (modmeta.c). */
+clsError_t cls__ocl_module_meta(cls__bmodule *m);
 
 /* Frees f, which no launch can reach any more (function.c). */
 void cls__ocl_function_free(cls__bfunction *f);

@@ -141,6 +141,7 @@ static void cls__expand(cls__pp *pp, const char *p, const char *end,
     int busy = 0;
     for (int i = 0; m && i < depth; i++) busy |= active[i] == m;
     if (!m || busy || m->function_like || depth >= CLS__MAX_DEPTH) {
+      t.expanded = depth > 0;
       cls__push(pp, t);
       continue;
     }
@@ -160,7 +161,7 @@ typedef struct cls__expr {
 static long long cls__cond(cls__expr *x);
 
 static cls__tok cls__peek(cls__expr *x) {
-  static const cls__tok none = {"", 0};
+  static const cls__tok none = {"", 0, 0};
   return x->i < x->n ? x->t[x->i] : none;
 }
 
@@ -288,13 +289,13 @@ static int cls__eval(cls__pp *pp, const char *p, const char *end) {
       q = cls__skip(q, end, 0);
       int paren = q < end && *q == '(';
       if (paren) q = cls__skip(q + 1, end, 0);
-      cls__tok name = {"", 0};
+      cls__tok name = {"", 0, 0};
       if (q < end) q = cls__lex(q, end, &name);
       if (paren) {
         q = cls__skip(q, end, 0);
         if (q < end && *q == ')') q++;
       }
-      cls__push(pp, (cls__tok){cls__find_macro(pp, name) ? "1" : "0", 1});
+      cls__push(pp, (cls__tok){cls__find_macro(pp, name) ? "1" : "0", 1, 0});
     } else {
       const cls__macro *active[CLS__MAX_DEPTH];
       cls__expand(pp, p, q, active, 0);
@@ -313,7 +314,7 @@ static int cls__eval(cls__pp *pp, const char *p, const char *end) {
  * must outlive the preprocessor. */
 void cls__define_option(cls__pp *pp, const char *s, size_t n) {
   const char *eq = memchr(s, '=', n);
-  cls__tok name = {s, (unsigned)(eq ? (size_t)(eq - s) : n)};
+  cls__tok name = {s, (unsigned)(eq ? (size_t)(eq - s) : n), 0};
   if (eq)
     cls__define(pp, name, eq + 1, n - (size_t)(eq + 1 - s), 0);
   else
@@ -338,7 +339,7 @@ void cls__options(cls__pp *pp, const char *o) {
     if (def)
       cls__define_option(pp, a, (size_t)(o - a));
     else
-      cls__undef(pp, (cls__tok){a, (unsigned)(o - a)});
+      cls__undef(pp, (cls__tok){a, (unsigned)(o - a), 0});
   }
 }
 
@@ -362,7 +363,7 @@ void cls__preprocess(cls__pp *pp, const char *src) {
     }
     if (*p == '#' && line_start) {
       const char *q = cls__skip(p + 1, end, 1);
-      cls__tok d = {"", 0};
+      cls__tok d = {"", 0, 0};
       if (q < end && *q != '\n') q = cls__lex(q, end, &d);
       /* The rest of the directive's line. */
       const char *rest = cls__skip(q, end, 1), *eol = rest;
@@ -380,7 +381,7 @@ void cls__preprocess(cls__pp *pp, const char *src) {
           if (cls__tok_eq(d, "if")) {
             v = cls__eval(pp, rest, eol);
           } else {
-            cls__tok name = {"", 0};
+            cls__tok name = {"", 0, 0};
             if (rest < eol) cls__lex(rest, eol, &name);
             v = (cls__find_macro(pp, name) != NULL) == cls__tok_eq(d, "ifdef");
           }

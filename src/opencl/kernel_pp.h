@@ -11,6 +11,7 @@
 typedef struct cls__tok {
   const char *s;
   unsigned n;
+  unsigned char expanded; /* came from a macro's replacement text */
 } cls__tok;
 
 typedef struct cls__macro {
@@ -44,5 +45,13 @@ void cls__options(cls__pp *pp, const char *o);
 /* Preprocesses src into pp->toks: the active code, object-like macros
  * expanded (pp->oom when out of host memory). */
 void cls__preprocess(cls__pp *pp, const char *src);
+
+/* ---- kernel_sig.c, for kernel_rw.c ---- */
+struct cls__kernel_param;
+/* Skips __attribute__((...)) at pp->toks[i]; returns the index after it. */
+size_t cls__skip_attr(const cls__pp *pp, size_t i);
+/* Reads one parameter from pp->toks[a, b) into *out; -1 with `why`. */
+int cls__param(const cls__pp *pp, size_t a, size_t b,
+               struct cls__kernel_param *out, char *why, size_t nwhy);
 
 #endif /* CLSTREAM_OPENCL_KERNEL_PP_H */

@@ -22,14 +22,91 @@
 
 #include "kernel_pp.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- Value types -----------------------------------------------------------
+ */
+
+static int cls__tok_is(const char *t, size_t n, const char *word) {
+  return strlen(word) == n && memcmp(t, word, n) == 0;
+}
+
+/* The size in bytes of an OpenCL C scalar or vector type named `tn` (as
+ * CL_KERNEL_ARG_TYPE_NAME gives it: "int", "uint", "float4", possibly
+ * "unsigned int" or with qualifiers such as "const"), or 0 when it is not
+ * one.  A 3-element vector takes the size of 4 elements; *elem gets the
+ * size of one element and *lanes_out the number of elements (3 for a
+ * 3-element vector). */
+size_t cls__ocl_value_size(const char *tn, size_t *elem, size_t *lanes_out) {
+  static const struct {
+    const char *name;
+    size_t size;
+    int is_signed_int; /* may follow "unsigned" */
+  } base[] = {
+      {"char", 1, 1},  {"uchar", 1, 0},  {"short", 2, 1}, {"ushort", 2, 0},
+      {"int", 4, 1},   {"uint", 4, 0},   {"long", 8, 1},  {"ulong", 8, 0},
+      {"float", 4, 0}, {"double", 8, 0}, {"half", 2, 0},
+  };
+  char word[32];
+  size_t wlen = 0;
+  int uns = 0, sgn = 0;
+  const char *p = tn;
+  for (;;) {
+    while (*p && isspace((unsigned char)*p)) p++;
+    if (!*p) break;
+    const char *t = p;
+    while (*p && !isspace((unsigned char)*p)) p++;
+    size_t n = (size_t)(p - t);
+    if (cls__tok_is(t, n, "const") || cls__tok_is(t, n, "__const") ||
+        cls__tok_is(t, n, "volatile") || cls__tok_is(t, n, "__volatile") ||
+        cls__tok_is(t, n, "restrict") || cls__tok_is(t, n, "__restrict") ||
+        cls__tok_is(t, n, "__private") || cls__tok_is(t, n, "private"))
+      continue;
+    if (cls__tok_is(t, n, "unsigned")) {
+      uns = 1;
+      continue;
+    }
+    if (cls__tok_is(t, n, "signed")) {
+      sgn = 1;
+      continue;
+    }
+    if (wlen || n >= sizeof word) return 0; /* two type words: unknown */
+    memcpy(word, t, n);
+    word[n] = '\0';
+    wlen = n;
+  }
+  if (!wlen) {
+    if (!uns && !sgn) return 0;
+    memcpy(word, "int", 4); /* "unsigned" alone */
+    wlen = 3;
+  }
+  size_t b = wlen;
+  while (b && isdigit((unsigned char)word[b - 1])) b--;
+  size_t lanes = 1;
+  if (b < wlen) {
+    if (b == 0) return 0;
+    lanes = (size_t)strtoul(word + b, NULL, 10);
+    if (lanes != 2 && lanes != 3 && lanes != 4 && lanes != 8 && lanes != 16)
+      return 0;
+    word[b] = '\0';
+  }
+  for (size_t i = 0; i < sizeof base / sizeof base[0]; i++) {
+    if (strcmp(word, base[i].name) != 0) continue;
+    if ((uns || sgn) && (!base[i].is_signed_int || lanes != 1)) return 0;
+    *elem = base[i].size;
+    *lanes_out = lanes;
+    return base[i].size * (lanes == 3 ? 4 : lanes);
+  }
+  return 0;
+}
+
 /* ---- Kernel signatures --------------------------------------------------- */
 
 /* Skips __attribute__((...)) at toks[i]; returns the index after it. */
-static size_t cls__skip_attr(const cls__pp *pp, size_t i) {
+size_t cls__skip_attr(const cls__pp *pp, size_t i) {
   while (i < pp->ntoks && (cls__tok_eq(pp->toks[i], "__attribute__") ||
                            cls__tok_eq(pp->toks[i], "__attribute"))) {
     i++;
@@ -57,8 +134,8 @@ static void cls__append(char *buf, size_t cap, cls__tok t) {
 }
 
 /* Reads one parameter from toks[a, b). */
-static int cls__param(const cls__pp *pp, size_t a, size_t b,
-                      cls__kernel_param *out, char *why, size_t nwhy) {
+int cls__param(const cls__pp *pp, size_t a, size_t b, cls__kernel_param *out,
+               char *why, size_t nwhy) {
   memset(out, 0, sizeof *out);
   out->aq = CL_KERNEL_ARG_ADDRESS_PRIVATE;
   out->acq = CL_KERNEL_ARG_ACCESS_NONE;
@@ -110,7 +187,7 @@ static int cls__param(const cls__pp *pp, size_t a, size_t b,
     } else if (cls__ident_start((unsigned char)t.s[0]))
       cls__append(out->type, sizeof out->type, t);
   }
-  if (ptr) cls__append(out->type, sizeof out->type, (cls__tok){"*", 1});
+  if (ptr) cls__append(out->type, sizeof out->type, (cls__tok){"*", 1, 0});
   if (!out->type[0]) {
     snprintf(why, nwhy, "a parameter has no type");
     return -1;

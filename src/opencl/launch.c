@@ -2,7 +2,9 @@
  * OpenCL backend: launches (clEnqueueNDRangeKernel): the launch path
  * allocates nothing and makes only the clSetKernelArg* calls its
  * arguments need (a cl_kernel keeps its arguments between enqueues) and
- * the enqueue.
+ * the enqueue.  The hidden arguments of the source rewrite (kernel_rw.c)
+ * follow the caller's: a pointer's offset is set with its pointer (the
+ * buffer path), the dynamic shared array when sharedMem changes.
  *
  * Launches leave the block size to the driver: CL_KERNEL_WORK_GROUP_SIZE
  * is a hint some drivers set far below what they run (NVIDIA reports 256
@@ -73,6 +75,47 @@ static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
   return err;
 }
 
+/* Sets pointer argument i of f to ptr as a buffer and, in its hidden
+ * offset argument, the pointer's offset in it (the buffer path's rewrite,
+ * kernel_rw.c), so that any offset works.  A pointer that is not a
+ * buffer's (mapped host memory, NULL) goes as before, at offset 0.
+ * Never cached: a buffer is a cl_mem a free may release. */
+static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
+                               void *ptr, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
+  cls__oarg *p = &f->args[i];
+  cl_mem mem;
+  size_t off = 0;
+  cl_int err;
+  int svm = 0;
+  p->held.held = 0;
+  *what = "clSetKernelArg";
+  if (ptr && cls__ocl_buffer_at(ptr, &mem, &off, NULL))
+    err = clSetKernelArg(f->k, i, sizeof mem, &mem);
+  else
+    err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
+  if (err == CL_SUCCESS) {
+    const cl_ulong o = off;
+    *what = "clSetKernelArg";
+    err = clSetKernelArg(f->k, p->off_arg, sizeof o, &o);
+  }
+  return err;
+}
+
+/* Sets the hidden __local argument of CLS_DYNAMIC_SHARED to `bytes`
+ * (under f->lock); a kernel object keeps it, so only a change is set.
+ * OpenCL refuses a __local argument of 0 bytes: 0 sets 1. */
+static cl_int cls__set_dyn(cls__bfunction *f, size_t bytes, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
+  bytes += !bytes;
+  if (f->dyn_held == bytes) return CL_SUCCESS;
+  f->dyn_held = 0;
+  *what = "clSetKernelArg (the dynamic shared memory)";
+  cl_int err = clSetKernelArg(f->k, (cl_uint)f->dyn, bytes, NULL);
+  if (err == CL_SUCCESS) f->dyn_held = bytes;
+  return err;
+}
+
 /* Sets f's arguments from args (under f->lock), skipping those the
  * kernel object holds already (cls__argcache).  Stops at the first that
  * fails: *i is its index (f->nargs when all were set) and *what names the
@@ -83,7 +126,7 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
   /* Read once, before memory.c's lookups: a free after it makes every
    * pointer cached now stale. */
   const size_t gen = cls__mem_gen();
-  const cl_uint nargs = f->nargs;
+  const cl_uint nargs = f->nuser;
   cl_int err = CL_SUCCESS;
   cl_uint n = 0;
   for (; n < nargs; ++n) {
@@ -138,6 +181,9 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
       *what = "clSetKernelArg";
       err = clSetKernelArg(f->k, n, p->size, a);
       break;
+    case CLS__OP_PTR_OFF:
+      err = cls__set_ptr_off(d, f, n, *(void *const *)a, what);
+      break;
     default: { /* CLS__OP_VEC3 */
       unsigned char v3[CLS__VEC3_MAX] = {0};
       memcpy(v3, a, p->copy);
@@ -152,16 +198,31 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
   return err;
 }
 
+/* Why sharedMem cannot be given to f on s's device: the device's local
+ * memory less what the kernel declares itself (CUDA's launch check). */
+static CLS__NOINLINE clsError_t cls__shared_error(cls__bfunction *f,
+                                                  size_t sharedMem,
+                                                  const cls__bstream *s) {
+  return cls__reason(clsErrorInvalidValue,
+                     "sharedMem %zu bytes: kernel '%s' uses %llu bytes of "
+                     "local memory itself and the device has %llu",
+                     sharedMem, f->name, (unsigned long long)f->static_local,
+                     (unsigned long long)s->dev->local_mem);
+}
+
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                          void **args, size_t sharedMem, cls__bstream *s) {
-  (void)sharedMem; /* the front allows only 0 */
   if (CLS__UNLIKELY(f->bad >= 0))
     return cls__reason(clsErrorInvalidValue, "%s",
                        f->bad_msg ? f->bad_msg : "unsupported parameter");
-  if (CLS__UNLIKELY(f->nargs && !args))
+  if (CLS__UNLIKELY(f->nuser && !args))
     return cls__reason(clsErrorInvalidValue,
                        "kernel '%s' has %u parameters but args is NULL",
-                       f->name, (unsigned)f->nargs);
+                       f->name, (unsigned)f->nuser);
+  if (CLS__UNLIKELY(sharedMem != 0) &&
+      (f->static_local > s->dev->local_mem ||
+       sharedMem > s->dev->local_mem - f->static_local))
+    return cls__shared_error(f, sharedMem, s);
   const size_t local[3] = {block.x, block.y, block.z};
   const size_t global[3] = {(size_t)grid.x * block.x, (size_t)grid.y * block.y,
                             (size_t)grid.z * block.z};
@@ -178,14 +239,17 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   void *kc = guard ? cls__kc_enter(s, f->name, global, local, &b) : NULL;
   cls__lock_take(&f->lock);
   err = cls__set_args(s->dev, f, args, &i, &what);
-  if (CLS__LIKELY(i == f->nargs)) {
+  if (CLS__UNLIKELY(f->dyn >= 0) && i == f->nuser &&
+      (err = cls__set_dyn(f, sharedMem, &what)) != CL_SUCCESS)
+    i = (cl_uint)f->dyn;
+  if (CLS__LIKELY(i == f->nuser)) {
     what = "clEnqueueNDRangeKernel";
     err =
         clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n, b.list,
                                guard ? &ev : cls__ocl_event_slot(s, &ev));
   }
   cls__lock_give(&f->lock);
-  int ok = i == f->nargs && err == CL_SUCCESS;
+  int ok = i == f->nuser && err == CL_SUCCESS;
   if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);
   if (CLS__LIKELY(ok && !ev)) {
     cls__ocl_end_unnamed(s, &b);
@@ -203,7 +267,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
     return cls__reason(clsErrorInvalidValue,
                        "args[%u] is NULL (kernel '%s' parameter %u)",
                        (unsigned)i, f->name, (unsigned)i);
-  if (i == f->nargs &&
+  if (i == f->nuser &&
       (err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES))
     return cls__reason(clsErrorLaunchOutOfResources,
                        "the driver refused kernel '%s' with a block of %zu "
@@ -214,7 +278,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                            ? "CL_OUT_OF_RESOURCES"
                            : "CL_INVALID_WORK_GROUP_SIZE",
                        f->hint_wg);
-  if (i < f->nargs) {
+  if (i != f->nuser) {
     char buf[320];
     snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
              (unsigned)i);

@@ -22,6 +22,8 @@
 
 /* ---- Modules ----------------------------------------------------------- */
 
+static void cls__module_free(cls__bmodule *m);
+
 /* The program's build log for d (malloc'd), or NULL when it cannot be
  * read.  With `keep_empty` an empty log is returned as "". */
 static char *cls__build_log(cl_program p, cl_device_id d, int keep_empty) {
@@ -89,6 +91,19 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
   *out = NULL;
   *log = NULL;
 
+  /* The dialect forms OpenCL C cannot spell as macros (kernel_rw.c). */
+  cls__rw rw;
+  char why[200];
+  if (cls__rewrite(source, options, d->predef, d->facts.buffers, &rw, why,
+                   sizeof why) != 0) {
+    *log = strdup(why);
+    return cls__reason(
+        strstr(why, "out of host memory") ? clsErrorMemoryAllocation
+                                          : clsErrorInvalidSource,
+        "the kernel source cannot be prepared for %s: %s", d->name, why);
+  }
+  if (rw.source) source = rw.source;
+
   int from_source = cls__arg_info_from_source();
   cl_int err;
   cl_program p = cls__build(
@@ -108,8 +123,10 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
       clReleaseProgram(p2);
     }
   }
-  if (err != CL_SUCCESS && !p)
+  if (err != CL_SUCCESS && !p) {
+    cls__rw_free(&rw);
     return cls__ocl_error(err, "clCreateProgramWithSource");
+  }
   *log = cls__build_log(p, d->id, err != CL_SUCCESS);
   if (err != CL_SUCCESS) {
     clsError_t code = cls__ocl_code(err);
@@ -126,6 +143,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
     else
       cls__ocl_error(err, "clBuildProgram");
     clReleaseProgram(p);
+    cls__rw_free(&rw);
     return code;
   }
 
@@ -141,12 +159,21 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
     }
     free(m);
     clReleaseProgram(p);
+    cls__rw_free(&rw);
     return cls__reason(clsErrorMemoryAllocation,
                        "out of host memory for a module");
   }
   m->dev = d;
   m->prog = p;
+  free(rw.source);
+  rw.source = NULL;
+  m->rw = rw;
   pthread_mutex_init(&m->lock, NULL);
+  clsError_t merr = cls__ocl_module_meta(m);
+  if (merr != clsSuccess) {
+    cls__module_free(m);
+    return merr;
+  }
   *out = m;
   return clsSuccess;
 }
@@ -183,6 +210,8 @@ static void cls__module_free(cls__bmodule *m) {
   }
   clReleaseProgram(m->prog);
   pthread_mutex_destroy(&m->lock);
+  if (m->gstore) (void)cls__b_free(m->dev->index, m->gstore);
+  cls__rw_free(&m->rw);
   free(m->source);
   free(m->options);
   free(m);

@@ -93,8 +93,8 @@ clsError_t cls__b_stream_import(int dev, void *native, unsigned flags,
                        "the queue is of another device than device %d",
                        d->index);
   cl_command_queue_properties props = 0;
-  err = clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props,
-                              NULL);
+  err =
+      clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof props, &props, NULL);
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetCommandQueueInfo");
   if (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE)
     return cls__reason(clsErrorInvalidValue,

@@ -92,6 +92,18 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
   return clsSuccess;
 }
 
+/* Whether kernel node x can be prepared here: the arguments launch.c sets
+ * in ways of its own (a pointer passed as a buffer and an offset, the
+ * hidden arguments of the kernel rewrite, dynamic shared memory) keep the
+ * graph on the front's node-by-node replay, which launches through it. */
+static int cls__ox_preparable(const cls__bnode *b) {
+  const cls__bfunction *f = b->f;
+  if (b->shmem || f->dyn >= 0 || f->nuser != f->nargs) return 0;
+  for (cl_uint i = 0; i < f->nargs; ++i)
+    if (f->args[i].op == CLS__OP_PTR_OFF) return 0;
+  return 1;
+}
+
 /* Makes kernel node x ready: its kernel object, sizes and arguments. */
 static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
   const cls__bfunction *f = x->b.f;
@@ -136,6 +148,13 @@ clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
   *out = NULL;
   *ordered = 0; /* the front orders launches of one exec */
   cls__ocl_device *d = cls__ocl_device_get(dev);
+  /* Where launches must pass the kernel-cache guard (PoCL 4 and 5,
+   * facts.c), or a kernel needs launch.c's own argument handling, the
+   * front replays node by node, through cls__b_launch. */
+  if (d->facts.kc_guard) return clsSuccess;
+  for (size_t i = 0; i < n; ++i)
+    if (nodes[i].kind == CLS__BNODE_KERNEL && !cls__ox_preparable(&nodes[i]))
+      return clsSuccess;
   cls__bexec *x = calloc(1, sizeof *x);
   if (x) x->nodes = calloc(n + 1, sizeof *x->nodes);
   if (!x || !x->nodes) {

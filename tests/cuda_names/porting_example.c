@@ -40,12 +40,21 @@ int main(void) {
     EXPECT(h_out[b] == want, "block %u: %f, expected %f", b, (double)h_out[b],
            (double)want);
   }
-  /* Dynamic shared memory is the one launch difference: refused. */
+  /* Dynamic shared memory the kernel does not declare is accepted, as on
+   * CUDA; more than a block can have is refused and is not sticky. */
+  CUDA_CHECK(cudaLaunchKernel(block_sum, (dim3){blocks, 1, 1},
+                              (dim3){BLOCK, 1, 1}, args, 64, stream));
+  struct cudaDeviceProp prop;
+  int dev;
+  CUDA_CHECK(cudaGetDevice(&dev));
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, dev));
   EXPECT(cudaLaunchKernel(block_sum, (dim3){blocks, 1, 1}, (dim3){BLOCK, 1, 1},
-                          args, 64, stream) != cudaSuccess,
-         "a launch with dynamic shared memory succeeded");
+                          args, prop.sharedMemPerBlock + 1,
+                          stream) == cudaErrorInvalidValue,
+         "a launch over sharedMemPerBlock succeeded");
   EXPECT(cudaGetLastError() != cudaSuccess, "no last error after it");
   EXPECT(cudaGetLastError() == cudaSuccess, "last error not reset");
+  CUDA_CHECK(cudaStreamSynchronize(stream));
 
   CUDA_CHECK(cudaStreamDestroy(stream));
   CUDA_CHECK(cudaFree(d_in));

@@ -519,6 +519,43 @@ static int health(void) {
   return clsStreamDestroy(s) == clsSuccess;
 }
 
+/* Kernel parameters and module globals (kparams): a module whose build
+ * is rewritten (a global, a struct by value, dynamic shared memory; on
+ * the buffer path a pointer offset too) and measured on the device. */
+static const char kp_src[] =
+    "typedef struct kp_arg { unsigned v; char pad; unsigned n; } kp_arg;\n"
+    "CLS_CONSTANT(unsigned, kp_base) = 0;\n"
+    "CLS_KERNEL void kp_fill(CLS_GLOBAL unsigned *d, kp_arg a) {\n"
+    "  CLS_DYNAMIC_SHARED(unsigned, s);\n"
+    "  unsigned i = cls_global_id(0), t = cls_local_id(0);\n"
+    "  if (a.n == 0) return;\n"
+    "  s[t] = a.v + kp_base;\n"
+    "  cls_barrier();\n"
+    "  if (i < a.n) d[i] = s[t] + i;\n"
+    "}\n";
+
+static void sc_kparams(void) {
+  clsModule_t m;
+  clsFunction_t f;
+  void *sym;
+  STEP(clsModuleLoadData(&m, kp_src, NULL));
+  STEP(clsModuleGetFunction(&f, m, "kp_fill"));
+  STEP(clsModuleGetGlobal(&sym, NULL, m, "kp_base"));
+  static const unsigned base = 40;
+  STEP(clsMemcpyToSymbol(sym, &base, sizeof base, 0, clsMemcpyHostToDevice));
+  struct {
+    unsigned v;
+    char pad;
+    unsigned n;
+  } a = {50, 0, N};
+  unsigned *d = g_d[0];
+  void *args[] = {&d, &a};
+  STEP(clsLaunchKernel(f, grid, block, args, 64 * sizeof(unsigned), g_s1));
+  STEP(clsStreamSynchronize(g_s1));
+  STEP(clsModuleUnload(m));
+  if (!want(g_d[0], 90, "d0")) g_unusable = 2;
+}
+
 typedef struct scenario {
   const char *name;
   void (*body)(void);
@@ -532,7 +569,8 @@ static const scenario scenarios[] = {
     {"hostfn", sc_hostfn, 1, 0}, {"copy", sc_copy, 1, 0},
     {"launch", sc_launch, 0, 0}, {"destroy", sc_destroy, 1, 0},
     {"legacy", sc_legacy, 1, 0}, {"native", sc_native, 1, 0},
-    {"mpool", sc_mpool, 1, 0},   {"graph", sc_graph, 1, 0},
+    {"mpool", sc_mpool, 1, 0},   {"kparams", sc_kparams, 1, 0},
+    {"graph", sc_graph, 1, 0},
 };
 #define NSCEN (sizeof scenarios / sizeof scenarios[0])
 

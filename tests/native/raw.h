@@ -55,7 +55,7 @@ static inline void release_gate(cl_event u) {
 
 /* The program's kernel on q: d[0..N) = v, after `gate` (may be NULL). */
 static inline void raw_fill(cl_command_queue q, int *d, int v, cl_event gate,
-                     cl_event *ev) {
+                            cl_event *ev) {
   cl_mem m;
   size_t off;
   CK_OK(clsOpenCLGetMem(d, &m, &off));
@@ -82,9 +82,9 @@ static inline void raw_write(cl_command_queue q, int *d, int v, cl_event gate) {
   CK_OK(clsOpenCLGetMem(d, &m, &off));
   /* The SVM path's view is a buffer over the SVM pointer itself. */
   void *host_ptr = NULL;
-  ck_assert_int_eq(clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host_ptr,
-                                      &host_ptr, NULL),
-                   CL_SUCCESS);
+  ck_assert_int_eq(
+      clGetMemObjectInfo(m, CL_MEM_HOST_PTR, sizeof host_ptr, &host_ptr, NULL),
+      CL_SUCCESS);
   cl_int err;
   if (host_ptr != (void *)d)
     err = clEnqueueWriteBuffer(q, m, CL_FALSE, off, sizeof host_src, host_src,

@@ -21,8 +21,8 @@ clsError_t clsCUDAEventCreateFromEvent(clsEvent_t *event, cudaEvent_t cuEvent,
  * leaves the queue to the program. */
 START_TEST(stream_from_program_queue) {
   cl_int err;
-  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES,
-                                 CL_QUEUE_PROFILING_ENABLE, 0};
+  cl_queue_properties props[] = {CL_QUEUE_PROPERTIES, CL_QUEUE_PROFILING_ENABLE,
+                                 0};
   cl_command_queue q =
       clCreateCommandQueueWithProperties(ctx, did, props, &err);
   ck_assert_int_eq(err, CL_SUCCESS);
@@ -109,8 +109,8 @@ END_TEST
 /* clsOpenCLMemRegister: the program's buffer as device memory. */
 START_TEST(register_program_buffer) {
   cl_int err;
-  cl_mem m = clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int), NULL,
-                            &err);
+  cl_mem m =
+      clCreateBuffer(ctx, CL_MEM_READ_WRITE, N * sizeof(int), NULL, &err);
   ck_assert_int_eq(err, CL_SUCCESS);
   int *p;
   CK_OK(clsOpenCLMemRegister((void **)&p, m));
@@ -123,9 +123,9 @@ START_TEST(register_program_buffer) {
   int host[N];
   cl_command_queue q;
   CK_OK(clsOpenCLGetQueue(NULL, &q));
-  ck_assert_int_eq(clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof host, host, 0,
-                                       NULL, NULL),
-                   CL_SUCCESS);
+  ck_assert_int_eq(
+      clEnqueueReadBuffer(q, m, CL_TRUE, 0, sizeof host, host, 0, NULL, NULL),
+      CL_SUCCESS);
   for (int i = 0; i < N; ++i) ck_assert_int_eq(host[i], 12);
   CK_OK(clsOpenCLMemUnregister(p));
   CK_CLS(clsOpenCLMemUnregister(p), clsErrorInvalidValue);
@@ -167,8 +167,8 @@ START_TEST(bad_input) {
   /* A queue, event and buffer of a context clstream does not know. */
   cl_context other = clCreateContext(NULL, 1, &did, NULL, NULL, &err);
   ck_assert_int_eq(err, CL_SUCCESS);
-  cl_command_queue oq = clCreateCommandQueueWithProperties(other, did, NULL,
-                                                           &err);
+  cl_command_queue oq =
+      clCreateCommandQueueWithProperties(other, did, NULL, &err);
   ck_assert_int_eq(err, CL_SUCCESS);
   CK_CLS(clsOpenCLStreamCreateFromQueue(&t, oq, 0), clsErrorInvalidValue);
   cl_event oe = clCreateUserEvent(other, &err);
