@@ -737,45 +737,47 @@ CLS_API clsError_t clsMallocHost(void **ptr, size_t size);
 CLS_API clsError_t clsFreeHost(void *ptr);
 /* Allocates page-locked host memory as clsMallocHost does, with flags
  * (clsHostAllocPortable, clsHostAllocMapped, clsHostAllocWriteCombined, or
- * an OR of them; clsErrorInvalidValue for any other bit).  With
- * clsHostAllocMapped, on a device whose canMapHostMemory is 1 (OpenCL:
- * fine-grained SVM buffers; CUDA), kernels may use the memory through the
- * pointer clsHostGetDevicePointer gives; on another device the allocation
- * succeeds and clsHostGetDevicePointer fails (CUDA defers the failure the
- * same way).  WriteCombined is a hint OpenCL cannot take and is ignored
- * there.  The caller owns *ptr and frees it with clsFreeHost.  Blocks only
- * as clsMallocHost does. */
+ * an OR of them; clsErrorInvalidValue for any other bit).  Kernels may use
+ * the memory, with or without clsHostAllocMapped, at its host address or
+ * through clsHostGetDevicePointer's pointer (the same address), as with
+ * CUDA's unified addressing (OpenCL: a buffer over the memory, or
+ * fine-grained SVM with Mapped where the device has it).  WriteCombined is a
+ * hint OpenCL cannot take and is ignored there.  The caller owns *ptr and frees
+ * it with clsFreeHost.  Blocks only as clsMallocHost does. */
 CLS_API clsError_t clsHostAlloc(void **ptr, size_t size, unsigned flags);
-/* Stores in *devPtr the device pointer of mapped host memory (from
- * clsHostAlloc with clsHostAllocMapped, or clsHostRegister with
- * clsHostRegisterMapped); pointers inside the allocation map to the same
- * offset.  flags must be 0.  clsErrorInvalidValue for memory that is not
- * mapped host memory; clsErrorNotSupported (with a logged reason) where the
- * current device cannot give kernels access to it.  Never blocks. */
+/* Stores in *devPtr the device pointer of host memory from clsMallocHost,
+ * clsHostAlloc or clsHostRegister: the host address itself; pointers
+ * inside the allocation map to the same offset.  flags must be 0.
+ * clsErrorInvalidValue for other memory; clsErrorNotSupported (with a
+ * logged reason) for a registered range no buffer could cover (OpenCL:
+ * larger than the device's largest allocation).  Never blocks. */
 CLS_API clsError_t clsHostGetDevicePointer(void **devPtr, void *hostPtr,
                                            unsigned flags);
 /* Registers [ptr, ptr+size) of ordinary host memory as page-locked
  * (cudaHostRegister): async copies then use it in place, without staging,
  * and the caller must keep it unchanged until they are done, as with
  * clsMallocHost memory.  Flags: clsHostRegisterPortable, Mapped, ReadOnly
- * (OR of them); IoMemory is clsErrorNotSupported on OpenCL.  Mapped
- * memory is usable by kernels only where the device can reach any host
- * memory (pageableMemoryAccess); elsewhere clsHostGetDevicePointer fails.
+ * (OR of them); IoMemory is clsErrorNotSupported on OpenCL.  Kernels may
+ * use the range at its host address (OpenCL: through a CL_MEM_USE_HOST_PTR
+ * buffer over it).  clsErrorInvalidValue for a range that is not all
+ * mapped memory of the process, as CUDA;
  * clsErrorHostMemoryAlreadyRegistered for a range that overlaps memory
  * already registered or allocated with clsMallocHost.  Never blocks. */
 CLS_API clsError_t clsHostRegister(void *ptr, size_t size, unsigned flags);
 /* Unregisters memory registered with clsHostRegister (ptr must be the
- * base given there; clsErrorHostMemoryNotRegistered otherwise).  The
- * memory stays the caller's.  Never blocks. */
+ * base given there; clsErrorHostMemoryNotRegistered otherwise).  Blocks
+ * until the device's work that may use the range is done; the memory is
+ * then the caller's, with what kernels wrote in it. */
 CLS_API clsError_t clsHostUnregister(void *ptr);
 /* Allocates managed memory (cudaMallocManaged): one pointer that the host
  * and kernels of the current device both use.  flags: clsMemAttachGlobal
- * or clsMemAttachHost (clsErrorInvalidValue otherwise).  On OpenCL it is a
- * fine-grained SVM buffer; a device without fine-grained SVM returns
- * clsErrorNotSupported (managedMemory says which).  The host may touch it
- * only while no device work that uses it is running, as on CUDA devices
- * without concurrentManagedAccess.  The caller owns it and frees it with
- * clsFree.  Does not wait for device work. */
+ * or clsMemAttachHost (clsErrorInvalidValue otherwise).  Every device has
+ * it: on OpenCL a fine-grained SVM buffer where the device has them and
+ * its memory is SVM (concurrentManagedAccess 1), else host memory that
+ * kernels reach as pinned memory (concurrentManagedAccess 0: the host may
+ * touch it only while no device work that uses it is running, as on CUDA
+ * devices without concurrent managed access).  The caller owns it and frees it
+ * with clsFree.  Does not wait for device work. */
 CLS_API clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags);
 /* Allocates device memory in stream order (cudaMallocAsync) from a pool
  * the library owns for the stream's device: work in `s` enqueued after
@@ -819,6 +821,73 @@ CLS_API clsError_t clsMemset(void *devPtr, int value, size_t count);
 /* Enqueues a memset on `s`.  Never blocks. */
 CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
                                   clsStream_t s);
+
+/* ---- Managed memory: advice, prefetch, range attributes (issue 26) ----
+ * CUDA 13's forms: a location is a clsMemLocation (cudaMemLocation), and
+ * values are CUDA's.  On OpenCL the advice is kept and answered by
+ * clsMemRangeGetAttribute for the allocation holding the range (not per
+ * page); a prefetch migrates fine-grained SVM with clEnqueueSVMMigrateMem
+ * where the driver has it (OpenCL 2.1), and is otherwise accepted and
+ * ordered with nothing to move (host-mapped managed memory is already
+ * where both sides reach it). */
+typedef enum clsMemLocationType {
+  clsMemLocationTypeInvalid = 0,
+  clsMemLocationTypeDevice = 1, /* id: a device ordinal */
+  clsMemLocationTypeHost = 2,   /* id ignored */
+  clsMemLocationTypeHostNuma = 3,
+  clsMemLocationTypeHostNumaCurrent = 4
+} clsMemLocationType;
+typedef struct clsMemLocation {
+  clsMemLocationType type;
+  int id;
+} clsMemLocation;
+typedef enum clsMemoryAdvise {
+  clsMemAdviseSetReadMostly = 1,
+  clsMemAdviseUnsetReadMostly = 2,
+  clsMemAdviseSetPreferredLocation = 3,
+  clsMemAdviseUnsetPreferredLocation = 4,
+  clsMemAdviseSetAccessedBy = 5,
+  clsMemAdviseUnsetAccessedBy = 6
+} clsMemoryAdvise;
+typedef enum clsMemRangeAttribute {
+  clsMemRangeAttributeReadMostly = 1,           /* int: 1 or 0 */
+  clsMemRangeAttributePreferredLocation = 2,    /* int: device, -1 host */
+  clsMemRangeAttributeAccessedBy = 3,           /* int array */
+  clsMemRangeAttributeLastPrefetchLocation = 4, /* int: device, -1 host */
+  clsMemRangeAttributePreferredLocationType = 5,
+  clsMemRangeAttributePreferredLocationId = 6,
+  clsMemRangeAttributeLastPrefetchLocationType = 7,
+  clsMemRangeAttributeLastPrefetchLocationId = 8
+} clsMemRangeAttribute;
+/* The device id that stands for the host (cudaCpuDeviceId), and for no
+ * location (cudaInvalidDeviceId), in the attributes' int answers. */
+#define clsCpuDeviceId (-1)
+#define clsInvalidDeviceId (-2)
+
+/* Advises about managed memory [devPtr, devPtr+count) (cudaMemAdvise):
+ * ReadMostly ignores `location`; the others take a device location (a
+ * valid ordinal, clsErrorInvalidDevice otherwise) or the host.
+ * clsErrorInvalidValue for NULL, count 0, a range not inside one
+ * clsMallocManaged allocation, or an unknown advice or location type.
+ * Never blocks. */
+CLS_API clsError_t clsMemAdvise(const void *devPtr, size_t count,
+                                clsMemoryAdvise advice,
+                                clsMemLocation location);
+/* Enqueues on `stream` a migration of managed memory [devPtr,
+ * devPtr+count) to `location` (cudaMemPrefetchAsync): a device or the
+ * host; flags must be 0.  Later work in the stream runs after it.  Errors
+ * as clsMemAdvise.  Never blocks. */
+CLS_API clsError_t clsMemPrefetchAsync(const void *devPtr, size_t count,
+                                       clsMemLocation location, unsigned flags,
+                                       clsStream_t stream);
+/* Stores in data (dataSize bytes) what the allocation knows about the
+ * range [devPtr, devPtr+count) of managed memory
+ * (cudaMemRangeGetAttribute): dataSize must be 4, or a non-zero multiple
+ * of 4 for AccessedBy (filled with device ids, then clsInvalidDeviceId).
+ * clsErrorInvalidValue otherwise, and as clsMemAdvise.  Never blocks. */
+CLS_API clsError_t clsMemRangeGetAttribute(void *data, size_t dataSize,
+                                           clsMemRangeAttribute attribute,
+                                           const void *devPtr, size_t count);
 
 /* ---- Memory pools, free memory, peers, pitched memory (issue 26) ----- */
 

@@ -379,6 +379,42 @@ struct dim3 : clsDim3 {
 #define cudaMemset clsMemset
 #define cudaMemsetAsync clsMemsetAsync
 
+/* Managed memory: advice, prefetch, range attributes (CUDA 13 forms). */
+#define cudaMemLocation clsMemLocation
+#define cudaMemLocationType clsMemLocationType
+#define cudaMemLocationTypeInvalid clsMemLocationTypeInvalid
+#define cudaMemLocationTypeDevice clsMemLocationTypeDevice
+#define cudaMemLocationTypeHost clsMemLocationTypeHost
+#define cudaMemLocationTypeHostNuma clsMemLocationTypeHostNuma
+#define cudaMemLocationTypeHostNumaCurrent clsMemLocationTypeHostNumaCurrent
+#define cudaMemoryAdvise clsMemoryAdvise
+#define cudaMemAdviseSetReadMostly clsMemAdviseSetReadMostly
+#define cudaMemAdviseUnsetReadMostly clsMemAdviseUnsetReadMostly
+#define cudaMemAdviseSetPreferredLocation clsMemAdviseSetPreferredLocation
+#define cudaMemAdviseUnsetPreferredLocation clsMemAdviseUnsetPreferredLocation
+#define cudaMemAdviseSetAccessedBy clsMemAdviseSetAccessedBy
+#define cudaMemAdviseUnsetAccessedBy clsMemAdviseUnsetAccessedBy
+#define cudaMemRangeAttribute clsMemRangeAttribute
+#define cudaMemRangeAttributeReadMostly clsMemRangeAttributeReadMostly
+#define cudaMemRangeAttributePreferredLocation                                 \
+  clsMemRangeAttributePreferredLocation
+#define cudaMemRangeAttributeAccessedBy clsMemRangeAttributeAccessedBy
+#define cudaMemRangeAttributeLastPrefetchLocation                              \
+  clsMemRangeAttributeLastPrefetchLocation
+#define cudaMemRangeAttributePreferredLocationType                             \
+  clsMemRangeAttributePreferredLocationType
+#define cudaMemRangeAttributePreferredLocationId                               \
+  clsMemRangeAttributePreferredLocationId
+#define cudaMemRangeAttributeLastPrefetchLocationType                          \
+  clsMemRangeAttributeLastPrefetchLocationType
+#define cudaMemRangeAttributeLastPrefetchLocationId                            \
+  clsMemRangeAttributeLastPrefetchLocationId
+#define cudaCpuDeviceId clsCpuDeviceId
+#define cudaInvalidDeviceId clsInvalidDeviceId
+#define cudaMemAdvise clsMemAdvise
+#define cudaMemPrefetchAsync clsMemPrefetchAsync
+#define cudaMemRangeGetAttribute clsMemRangeGetAttribute
+
 /* Memory pools, free memory, peers, pitched memory (issue 26). */
 typedef clsMemPool_t cudaMemPool_t;
 #define cudaMemPoolAttr clsMemPoolAttr

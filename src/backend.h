@@ -287,8 +287,11 @@ clsError_t cls__b_host_device_pointer(int dev, int kind, void *host,
 /* Registers [p, p+size) with validated clsHostRegister flags on opened
  * `dev`; the front owns the table entry.  Never blocks. */
 clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags);
-/* Unregisters memory registered by cls__b_host_register.  Never blocks. */
-void cls__b_host_unregister(int dev, void *p);
+/* Unregisters memory registered by cls__b_host_register, the device's
+ * work being done; the memory is the caller's once it returns (OpenCL
+ * blocks for the unmap of the buffer over it).  An error is reported
+ * after the range was unregistered all the same. */
+clsError_t cls__b_host_unregister(int dev, void *p);
 /* Allocates `size` (> 0) bytes of managed memory on opened `dev` with
  * validated flags; clsErrorNotSupported (with a reason) where the device
  * has none. */
@@ -296,6 +299,23 @@ clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,
                                  void **out);
 /* Frees managed memory; the device's work is done. */
 void cls__b_free_managed(int dev, void *p);
+
+/* ---- Managed memory: advice and prefetch (issue 26) -------------------
+ * Called by managed.c.  OpenCL: opencl/managed.c.  CUDA: cuda/managed.c.
+ * The front checked that [p, p+count) lies in one managed allocation of
+ * device `dev` and that the location is the host or a valid device. */
+
+/* Passes validated advice on (CUDA: cudaMemAdvise); OpenCL keeps nothing
+ * here (the front keeps the advice).  Never blocks. */
+clsError_t cls__b_mem_advise(int dev, const void *p, size_t count, int advice,
+                             clsMemLocation loc);
+/* Enqueues a migration of [p, p+count) to `loc` on `s`.  Never blocks. */
+clsError_t cls__b_mem_prefetch(cls__bstream *s, const void *p, size_t count,
+                               clsMemLocation loc);
+/* Answers a range attribute from the runtime: 1 with *err set (CUDA), or
+ * 0 for the front to answer from the advice it keeps (OpenCL). */
+int cls__b_mem_range_attribute(void *data, size_t size, int attr, const void *p,
+                               size_t count, clsError_t *err);
 
 /* ---- Stream-ordered allocation ----------------------------------------
  * Called by pool.c and memory.c.  OpenCL: opencl/pool.c.  CUDA:

@@ -4,6 +4,12 @@
  * (memtab.c), which copies, sets and frees consult. */
 #include "internal.h"
 #include "device.h"
+#include "managed.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define CLS__HOST_ALLOC_FLAGS                                                  \
   (clsHostAllocPortable | clsHostAllocMapped | clsHostAllocWriteCombined)
@@ -61,6 +67,26 @@ clsError_t clsHostGetDevicePointer(void **devPtr, void *hostPtr,
   CLS__RETURN(cls__b_host_device_pointer(dev, kind, hostPtr, devPtr));
 }
 
+/* Whether every page of [p, p+size) is mapped in this process, as
+ * cudaHostRegister checks (it refuses a range running past the end of an
+ * allocation): mincore fails with ENOMEM on a page that is not. */
+static int cls__range_mapped(const void *p, size_t size) {
+  long ps = sysconf(_SC_PAGESIZE);
+  uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
+  uintptr_t at = (uintptr_t)p & ~(page - 1);
+  if ((uintptr_t)p + size < (uintptr_t)p) return 0; /* wraps around */
+  uintptr_t end = (uintptr_t)p + size;
+  enum { CHUNK = 4096 }; /* pages per call */
+  unsigned char vec[CHUNK];
+  while (at < end) {
+    size_t len = end - at;
+    if (len > (size_t)CHUNK * page) len = (size_t)CHUNK * page;
+    if (mincore((void *)at, len, vec) != 0 && errno == ENOMEM) return 0;
+    at += len;
+  }
+  return 1;
+}
+
 clsError_t clsHostRegister(void *ptr, size_t size, unsigned flags) {
   CLS__NOT_IN_HOST_FN();
   if (!ptr || size == 0)
@@ -72,6 +98,11 @@ clsError_t clsHostRegister(void *ptr, size_t size, unsigned flags) {
                             "Mapped (0x2), IoMemory (0x4) and ReadOnly (0x8) "
                             "exist",
                             flags));
+  if (!cls__range_mapped(ptr, size))
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "[%p, +%zu) is not all mapped memory of this "
+                            "process",
+                            ptr, size));
   int dev;
   clsError_t e = cls__current_device(&dev);
   if (e != clsSuccess) CLS__RETURN(e);
@@ -96,8 +127,11 @@ clsError_t clsHostUnregister(void *ptr) {
                             "%p is not the base of a range registered with "
                             "clsHostRegister",
                             ptr));
-  cls__b_host_unregister(dev, ptr);
-  CLS__RETURN(clsSuccess);
+  /* Kernels may still use the range: the device's work finishes first,
+   * as before a free, so that it is the caller's plain memory again. */
+  e = cls__b_free_wait(dev);
+  clsError_t u = cls__b_host_unregister(dev, ptr);
+  CLS__RETURN(e != clsSuccess ? e : u);
 }
 
 clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags) {
@@ -121,6 +155,7 @@ clsError_t clsMallocManaged(void **devPtr, size_t size, unsigned flags) {
     cls__b_free_managed(dev, p);
     CLS__RETURN(e);
   }
+  cls__advice_forget(p); /* an earlier allocation's, at this address */
   *devPtr = p;
   CLS__RETURN(clsSuccess);
 }

@@ -613,6 +613,70 @@ static clsError_t memcpy3d_with_array(fx *x) {
   return clsMemcpy3D(&p);
 }
 
+/* ---- Helpers for issue 26's host and managed memory calls ------------- */
+
+/* Registers about 21 GB from a 4-byte malloc (InvalidValue on CUDA). */
+static clsError_t register_past_end(fx *x) {
+  (void)x;
+  void *p = malloc(4);
+  clsError_t r = clsHostRegister(p, (size_t)21 << 30, 0);
+  if (r == clsSuccess) clsHostUnregister(p);
+  free(p);
+  return r;
+}
+
+static clsMemLocation loc_of(clsMemLocationType type, int id) {
+  clsMemLocation l = {type, id};
+  return l;
+}
+
+static clsMemLocation loc_dev(void) {
+  int dev = 0;
+  CK_OK(clsGetDevice(&dev));
+  return loc_of(clsMemLocationTypeDevice, dev);
+}
+
+/* What each managed-memory call below does with 64 bytes of managed
+ * memory `m` (freed afterwards). */
+enum {
+  MC_ADVISE,          /* advice `a` at location `l` on [m, +n) */
+  MC_PREFETCH,        /* prefetch to `l` with flags `a` on [m, +n) */
+  MC_RANGE_ATTR,      /* attribute `a` into `size` bytes on [m, +n) */
+  MC_RANGE_ATTR_NULL, /* the same with data NULL */
+};
+static clsError_t managed_call(fx *x, int call, int a, clsMemLocation l,
+                               size_t n, size_t size) {
+  void *m = NULL;
+  CK_OK(clsMallocManaged(&m, 64, clsMemAttachGlobal));
+  int data[4];
+  clsError_t r;
+  switch (call) {
+  case MC_ADVISE:
+    r = clsMemAdvise(m, n, (clsMemoryAdvise)a, l);
+    break;
+  case MC_PREFETCH:
+    r = clsMemPrefetchAsync(m, n, l, (unsigned)a, x->s);
+    break;
+  case MC_RANGE_ATTR:
+    r = clsMemRangeGetAttribute(data, size, (clsMemRangeAttribute)a, m, n);
+    break;
+  default:
+    r = clsMemRangeGetAttribute(NULL, size, (clsMemRangeAttribute)a, m, n);
+    break;
+  }
+  CK_OK(clsFree(m));
+  return r;
+}
+
+static clsError_t su_prefetch(fx *x, clsStream_t s) {
+  (void)x;
+  void *m = NULL;
+  CK_OK(clsMallocManaged(&m, 64, clsMemAttachGlobal));
+  clsError_t r = clsMemPrefetchAsync(m, 64, loc_dev(), 0, s);
+  CK_OK(clsFree(m));
+  return r;
+}
+
 /* ---- FIXED rows: X(id, needs, expected, source, call) ------------------- */
 
 #define FIXED_ROWS(X)                                                          \
@@ -1328,7 +1392,8 @@ static clsError_t memcpy3d_with_array(fx *x) {
   X(hostfn_graph_create, IN_HOSTFN, NOTPERM, S_ST " (host function)",          \
     clsGraphCreate((clsGraph_t *)&x->out_p, 0))                                \
   KCLOCK_ROWS(X)                                                               \
-  NATIVE_ROWS(X)
+  NATIVE_ROWS(X)                                                               \
+  MHOST_ROWS(X)
 
 /* Issue 25 (device queries): kernel attributes, occupancy, and the device
  * attribute numbers CUDA 13 reserves or dropped. */
@@ -1426,6 +1491,59 @@ static clsError_t memcpy3d_with_array(fx *x) {
     clsCUDAStreamCreateFromStream(&x->out_s, NULL, 0))                         \
   X(cuda_event_from_null, 0, NAT_CUDA(IV), S_NAT,                              \
     clsCUDAEventCreateFromEvent(&x->out_e, NULL, 0))
+
+/* Issue 26 (host memory in kernels, managed memory): registered ranges,
+ * managed memory's advice, prefetch and range attributes. */
+#define MHOST_ROWS(X)                                                          \
+  X(host_register_past_end, 0, IV,                                             \
+    "docs/semantics.md Host memory (cudaHostRegister past the end)",           \
+    register_past_end(x))                                                      \
+  X(mem_advise_null, 0, IV, "CUDA manual cudaMemAdvise" TC,                    \
+    clsMemAdvise(NULL, 16, clsMemAdviseSetReadMostly,                          \
+                 loc_of(clsMemLocationTypeHost, 0)))                           \
+  X(mem_advise_device_memory, 0, IV, "CUDA manual cudaMemAdvise" TC,           \
+    clsMemAdvise(x->d, 16, clsMemAdviseSetReadMostly,                          \
+                 loc_of(clsMemLocationTypeHost, 0)))                           \
+  X(mem_advise_count0, 0, IV, "CUDA manual cudaMemAdvise" TC,                  \
+    managed_call(x, MC_ADVISE, clsMemAdviseSetReadMostly, loc_dev(), 0, 0))    \
+  X(mem_advise_past_end, 0, IV, "CUDA manual cudaMemAdvise" TC,                \
+    managed_call(x, MC_ADVISE, clsMemAdviseSetReadMostly, loc_dev(), 65, 0))   \
+  X(mem_advise_unknown, 0, IV, "CUDA manual cudaMemAdvise" TC,                 \
+    managed_call(x, MC_ADVISE, 7, loc_dev(), 64, 0))                           \
+  X(mem_advise_bad_device, 0, IDEV, "CUDA manual cudaMemAdvise" TC,            \
+    managed_call(x, MC_ADVISE, clsMemAdviseSetPreferredLocation,               \
+                 loc_of(clsMemLocationTypeDevice, 9999), 64, 0))               \
+  X(mem_advise_loc_invalid, 0, IV, "CUDA manual cudaMemAdvise" TC,             \
+    managed_call(x, MC_ADVISE, clsMemAdviseSetAccessedBy,                      \
+                 loc_of(clsMemLocationTypeInvalid, 0), 64, 0))                 \
+  X(mem_prefetch_flags, 0, IV, "CUDA manual cudaMemPrefetchAsync" TC,          \
+    managed_call(x, MC_PREFETCH, 1, loc_dev(), 64, 0))                         \
+  X(mem_prefetch_bad_device, 0, IDEV, "CUDA manual cudaMemPrefetchAsync" TC,   \
+    managed_call(x, MC_PREFETCH, 0, loc_of(clsMemLocationTypeDevice, -5), 64,  \
+                 0))                                                           \
+  X(mem_prefetch_pinned, 0, IV, "CUDA manual cudaMemPrefetchAsync" TC,         \
+    clsMemPrefetchAsync(x->h, 16, loc_dev(), 0, x->s))                         \
+  X(mem_range_attr_null, 0, IV, "CUDA manual cudaMemRangeGetAttribute" TC,     \
+    managed_call(x, MC_RANGE_ATTR_NULL, clsMemRangeAttributeReadMostly,        \
+                 loc_dev(), 64, 4))                                            \
+  X(mem_range_attr_size, 0, IV, "CUDA manual cudaMemRangeGetAttribute",        \
+    managed_call(x, MC_RANGE_ATTR, clsMemRangeAttributeReadMostly, loc_dev(),  \
+                 64, 8))                                                       \
+  X(mem_range_attr_list0, 0, IV, "CUDA manual cudaMemRangeGetAttribute",       \
+    managed_call(x, MC_RANGE_ATTR, clsMemRangeAttributeAccessedBy, loc_dev(),  \
+                 64, 0))                                                       \
+  X(mem_range_attr_unknown, 0, IV, "CUDA manual cudaMemRangeGetAttribute" TC,  \
+    managed_call(x, MC_RANGE_ATTR, 9, loc_dev(), 64, 4))                       \
+  X(mem_range_attr_device_memory, 0, IV,                                       \
+    "CUDA manual cudaMemRangeGetAttribute" TC,                                 \
+    clsMemRangeGetAttribute(&x->i1, 4, clsMemRangeAttributeReadMostly, x->d,   \
+                            16))                                               \
+  X(hostfn_mem_advise, IN_HOSTFN, NOTPERM, S_ST " (host function)",            \
+    clsMemAdvise(x->d, 16, clsMemAdviseSetReadMostly,                          \
+                 loc_of(clsMemLocationTypeHost, 0)))                           \
+  X(hostfn_mem_prefetch, IN_HOSTFN, NOTPERM, S_ST " (host function)",          \
+    clsMemPrefetchAsync(x->d, 16, loc_of(clsMemLocationTypeHost, 0), 0,        \
+                        x->s2))
 
 #define X_FN(id, needs, exp, src, call)                                        \
   static clsError_t fixed_##id(fx *x) {                                        \
@@ -1564,6 +1682,7 @@ static const stream_user stream_users[] = {
     {"clsLaunchKernel(f, 1, 1, args, 0, s)", NEED_MOD, su_launch},
     {"clsMallocAsync(&p, 16, s)", 0, su_malloc_async},
     {"clsFreeAsync(p, s)", 0, su_free_async},
+    {"clsMemPrefetchAsync(managed, 64, device, 0, s)", 0, su_prefetch},
     /* Stream capture and graphs */
     {"clsStreamBeginCapture(s, Global)", 0, su_begin_capture},
     {"clsStreamEndCapture(s, &graph)", 0, su_end_capture},

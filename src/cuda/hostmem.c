@@ -29,8 +29,10 @@ clsError_t cls__b_host_register(int dev, void *p, size_t size, unsigned flags) {
   return cls__cuda_rt(cudaHostRegister(p, size, flags), "cudaHostRegister");
 }
 
-void cls__b_host_unregister(int dev, void *p) {
-  if (cls__cuda_use(dev) == clsSuccess) (void)cudaHostUnregister(p);
+clsError_t cls__b_host_unregister(int dev, void *p) {
+  clsError_t e = cls__cuda_use(dev);
+  if (e != clsSuccess) return e;
+  return cls__cuda_rt(cudaHostUnregister(p), "cudaHostUnregister");
 }
 
 clsError_t cls__b_malloc_managed(int dev, size_t size, unsigned flags,

@@ -135,6 +135,7 @@ static clsError_t cls__host_copy(cls__bstream *s, void *dst, const void *src,
 static int cls__host_memory(const void *p) {
   cl_mem m;
   size_t off;
+  if (cls__ocl_hostbuf_at(p)) return 1; /* managed memory included */
   if (cls__ocl_buffer_at(p, &m, &off, NULL)) return 0;
   int kind = cls__mem_lookup(p, NULL, NULL, NULL);
   return kind == CLS__MEM_NONE || kind == CLS__MEM_HOST ||

@@ -185,8 +185,9 @@ void cls__ocl_identity_props(const cls__ocl_device *d, clsDeviceProp *p) {
   p->clVersionMinor = id->cl_minor;
   p->warpSize = id->warp;
   p->integrated = id->integrated;
-  /* Mapped host memory is a fine-grained SVM buffer (clsHostAlloc). */
-  p->canMapHostMemory = usable && id->fine_grain;
+  /* Host memory reaches kernels on every device: a fine-grained SVM
+   * buffer, or a host buffer (opencl/hostmem.c). */
+  p->canMapHostMemory = 1;
   /* An out-of-order copy engine is not something OpenCL exposes; an
    * NVIDIA device says whether copies overlap kernels, and a CPU device's
    * copies and kernels share the same cores.  Streams (queues) still run
@@ -194,10 +195,12 @@ void cls__ocl_identity_props(const cls__ocl_device *d, clsDeviceProp *p) {
   p->deviceOverlap = id->nvidia ? id->overlap : 0;
   p->asyncEngineCount = p->deviceOverlap ? 1 : 0;
   p->computeMode = clsComputeModeDefault;
-  p->managedMemory = usable && id->fine_grain;
-  p->concurrentManagedAccess = 0;
+  /* Managed memory exists everywhere; the host and running kernels may
+   * share it only where it is fine-grained SVM (opencl/hostmem.c). */
+  p->managedMemory = 1;
+  p->concurrentManagedAccess = usable && id->fine_grain && !d->facts.buffers;
   p->pageableMemoryAccess = usable && id->system_svm;
-  p->hostRegisterSupported = usable;
+  p->hostRegisterSupported = 1;
   p->memoryPoolsSupported = usable;
   p->streamPrioritiesSupported = p->streamPriorities;
   cls__identity_props_cuda13(d, p);

@@ -90,7 +90,7 @@ static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
   int svm = 0;
   p->held.held = 0;
   *what = "clSetKernelArg";
-  if (ptr && cls__ocl_buffer_at(ptr, &mem, &off, NULL))
+  if (ptr && cls__ocl_arg_buffer_at(ptr, &mem, &off)) /* host memory too */
     err = clSetKernelArg(f->k, i, sizeof mem, &mem);
   else
     err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
@@ -244,10 +244,13 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
     i = (cl_uint)f->dyn;
   if (CLS__LIKELY(i == f->nuser)) {
     what = "clEnqueueNDRangeKernel";
-    err =
-        clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n, b.list,
-                               guard ? &ev : cls__ocl_event_slot(s, &ev));
+    err = cls__ocl_host_args_unmap(s->q, &what); /* hostargs.c */
+    if (err == CL_SUCCESS)
+      err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
+                                   b.list,
+                                   guard ? &ev : cls__ocl_event_slot(s, &ev));
   }
+  cls__ocl_host_args_remap(s->q);
   cls__lock_give(&f->lock);
   int ok = i == f->nuser && err == CL_SUCCESS;
   if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);

@@ -15,11 +15,11 @@
 #include "memory.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
 /* ---- The buffer table ------------------------------------------------ */
@@ -40,15 +40,25 @@ typedef struct cls__bufalloc {
   cls__sub *subs; /* CLS__MAX_SUBS entries once one is made */
   unsigned nsubs, next_sub;
   int adopted; /* the program's buffer (clsOpenCLMemRegister) */
+  /* A host buffer (hostmem.c): the buffer's memory is host memory at
+   * r.base, which copies treat as host memory; only kernel arguments
+   * reach it through the buffer (hostargs.c hands it to the device and
+   * back around each launch).  span is 0: nothing is reserved. */
+  int host;
 } cls__bufalloc;
 
 static cls__rangetab cls__bufs = CLS__RANGETAB_INIT(cls__bufalloc);
+/* The table's entries that are not host buffers: copies on SVM devices
+ * ask the table nothing while it is 0. */
+static atomic_size_t cls__ndevbufs;
 
 int cls__ocl_buffer_at(const void *p, cl_mem *mem, size_t *off, size_t *avail) {
   /* No buffer allocation at all (SVM devices): one atomic load. */
-  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  if (CLS__LIKELY(atomic_load_explicit(&cls__ndevbufs, memory_order_acquire) ==
+                  0))
+    return 0;
   cls__bufalloc a;
-  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
+  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a) || a.host) return 0;
   *mem = a.mem;
   *off = (uintptr_t)p - a.r.base;
   if (avail) *avail = a.r.size - *off;
@@ -105,35 +115,91 @@ static clsError_t cls__buf_place(cl_mem mem, size_t size, int adopted,
     return cls__reason(clsErrorMemoryAllocation,
                        "reserving %zu bytes of addresses failed", span);
   }
-  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0, adopted};
+  cls__bufalloc a = {{(uintptr_t)p, size}, span, mem, NULL, 0, 0, adopted, 0};
   /* Fresh addresses overlap no other reservation: only memory can fail. */
   if (cls__rangetab_insert(&cls__bufs, &a, NULL) != CLS__RANGETAB_OK) {
     munmap(p, span);
     if (!adopted) clReleaseMemObject(mem);
     return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   }
+  atomic_fetch_add_explicit(&cls__ndevbufs, 1, memory_order_release);
   *out = p;
   return clsSuccess;
+}
+
+/* Whether the entry is a host buffer (arg NULL) or not (arg non-NULL:
+ * then also the program's buffer only if *(int *)arg says so). */
+static int cls__take(const void *entry, void *arg) {
+  const cls__bufalloc *a = entry;
+  if (!arg) return a->host;
+  return !a->host && (*(int *)arg == 0 || a->adopted);
 }
 
 /* Frees the buffer allocation starting at p; 0 if there is none. */
 static int cls__buf_free(void *p) {
   cls__bufalloc a;
-  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, NULL, NULL, &a)) return 0;
+  int any = 0;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take, &any, &a))
+    return 0;
   cls__buf_drop(&a);
   return 1;
 }
 
 /* Lets go of a removed entry: its sub-buffers, its reference to the
- * buffer (the program's own for an adopted one) and its addresses. */
+ * buffer (the program's own for an adopted one; a host buffer's stays the
+ * caller's) and its addresses. */
 static void cls__buf_drop(cls__bufalloc *e) {
   cls__bufalloc a = *e;
   /* Commands still using the buffer keep it alive (OpenCL defers the
    * deletion); the addresses are free for reuse at once. */
   for (unsigned i = 0; i < a.nsubs; ++i) clReleaseMemObject(a.subs[i].mem);
   free(a.subs);
+  if (a.host) {
+    cls__ocl_hargs_forget((void *)a.r.base);
+    return;
+  }
+  atomic_fetch_sub_explicit(&cls__ndevbufs, 1, memory_order_release);
   clReleaseMemObject(a.mem);
   munmap((void *)a.r.base, a.span);
+}
+
+clsError_t cls__ocl_hostbuf_add(void *p, size_t size, cl_mem mem) {
+  cls__bufalloc a = {{(uintptr_t)p, size}, 0, mem, NULL, 0, 0, 0, 1};
+  switch (cls__rangetab_insert(&cls__bufs, &a, NULL)) {
+  case CLS__RANGETAB_OK:
+    return clsSuccess;
+  case CLS__RANGETAB_OVERLAP: /* the front's table rules this out */
+    return cls__reason(clsErrorInvalidValue,
+                       "[%p, +%zu) overlaps memory a kernel already reaches", p,
+                       size);
+  default:
+    return cls__reason(clsErrorMemoryAllocation, "out of host memory");
+  }
+}
+
+int cls__ocl_hostbuf_remove(void *p, cl_mem *mem) {
+  cls__bufalloc a;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take, NULL, &a))
+    return 0;
+  cls__buf_drop(&a);
+  *mem = a.mem;
+  return 1;
+}
+
+int cls__ocl_hostbuf_at(const void *p) {
+  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  cls__bufalloc a;
+  return cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a) && a.host;
+}
+
+int cls__ocl_arg_buffer_at(const void *p, cl_mem *mem, size_t *off) {
+  if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
+  cls__bufalloc a;
+  if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
+  if (a.host) cls__ocl_harg_note(a.mem, (void *)a.r.base, a.r.size);
+  *mem = a.mem;
+  *off = (uintptr_t)p - a.r.base;
+  return 1;
 }
 
 clsError_t cls__ocl_alloc(cls__ocl_device *d, size_t size, void **out) {
@@ -209,14 +275,17 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   }
   cl_mem mem;
   size_t off;
-  if (!cls__ocl_buffer_at(ptr, &mem, &off, NULL)) {
+  if (!cls__ocl_arg_buffer_at(ptr, &mem, &off)) {
     /* Only memory kernels can reach goes to the driver: a host pointer
      * or pinned (clsMallocHost) memory would run, and its writes would be
      * lost (CUDA faults instead). */
     int owner = -1;
     int kind = cls__mem_lookup(ptr, NULL, NULL, &owner);
+    /* Host memory outside the buffer table is fine-grained SVM here
+     * (hostmem.c). */
     int reach = kind == CLS__MEM_DEVICE || kind == CLS__MEM_POOL ||
                 kind == CLS__MEM_MANAGED || kind == CLS__MEM_HOST_MAPPED ||
+                kind == CLS__MEM_HOST ||
                 (kind == CLS__MEM_REGISTERED && d->ident.system_svm);
     if (!reach) {
       *what = kind == CLS__MEM_HOST
@@ -245,6 +314,14 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   }
   *what = "clSetKernelArg";
   if (off == 0) return clSetKernelArg(k, i, sizeof mem, &mem);
+  if (off % d->facts.base_align != 0 && d->ident.system_svm && d->svm &&
+      cls__ocl_hostbuf_at(ptr)) {
+    /* Host memory at an offset no sub-buffer takes, on an SVM device that
+     * reaches any host memory: the address itself. */
+    *what = "clSetKernelArgSVMPointer";
+    *svm = 1;
+    return clSetKernelArgSVMPointer(k, i, ptr);
+  }
   if (off % d->facts.base_align != 0) {
     *what = "passing a pointer inside a clsMalloc allocation to a kernel "
             "on a buffer-memory device: its offset must be a multiple of "
@@ -313,15 +390,10 @@ clsError_t cls__ocl_buffer_adopt(cl_mem mem, size_t size, void **out) {
   return e;
 }
 
-static int cls__take_adopted(const void *entry, void *arg) {
-  (void)arg;
-  return ((const cls__bufalloc *)entry)->adopted;
-}
-
 int cls__ocl_buffer_unadopt(void *p) {
   cls__bufalloc a;
-  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take_adopted, NULL,
-                            &a))
+  int adopted = 1;
+  if (!cls__rangetab_remove(&cls__bufs, (uintptr_t)p, cls__take, &adopted, &a))
     return 0;
   cls__buf_drop(&a);
   return 1;

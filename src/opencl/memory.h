@@ -6,6 +6,7 @@
 #define CLSTREAM_OPENCL_MEMORY_H
 
 #include "driver.h"
+#include "hostargs.h"
 
 /* Whether p lies in a buffer-backed allocation: then *mem is its buffer
  * (not retained: valid while the allocation lives), *off the offset of p
@@ -41,6 +42,27 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
  * function's lock (launch.c, which asserts it). */
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
+
+/* ---- Host buffers (hostmem.c) -----------------------------------------
+ * Host memory that kernels reach through a cl_mem buffer whose memory it
+ * is (pinned, registered and host-mapped managed memory): kept in the
+ * buffer table, so that a kernel argument anywhere inside it becomes the
+ * buffer or a sub-buffer as for device memory, while copies and fills
+ * keep treating it as host memory (cls__ocl_buffer_at does not see it). */
+
+/* Enters [p, p+size) as host memory backed by `mem` (the table holds the
+ * caller's reference until cls__ocl_hostbuf_remove hands it back). */
+clsError_t cls__ocl_hostbuf_add(void *p, size_t size, cl_mem mem);
+/* Removes the host buffer starting at p: 1 with its buffer in *mem (the
+ * caller releases it), 0 if there is none. */
+int cls__ocl_hostbuf_remove(void *p, cl_mem *mem);
+/* Whether p lies in a host buffer.  One atomic load while the table is
+ * empty. */
+int cls__ocl_hostbuf_at(const void *p);
+/* Like cls__ocl_buffer_at (no *avail), host buffers included: the buffer
+ * a kernel argument at p goes as.  A host buffer found is noted for the
+ * launch being set up on this thread (hostargs.c). */
+int cls__ocl_arg_buffer_at(const void *p, cl_mem *mem, size_t *off);
 
 /* ---- Native handles (docs/interop.md) ---------------------------------- */
 

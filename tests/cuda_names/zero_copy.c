@@ -11,7 +11,8 @@
  *    async copies;
  *  - registers ordinary malloc'd memory with cudaHostRegister (as
  *    simpleStreams does for "generic" memory) and copies through it;
- *  - uses managed memory (cudaMallocManaged) where the device has it.
+ *  - uses managed memory (cudaMallocManaged) where the device has it,
+ *    with advice and prefetches (CUDA 13's cudaMemLocation forms).
  */
 #include "cuda_check.h"
 
@@ -147,9 +148,26 @@ int main(void) {
     checkCudaErrors(cudaMallocManaged(&m_b, bytes, cudaMemAttachGlobal));
     checkCudaErrors(cudaMallocManaged(&m_c, bytes, cudaMemAttachGlobal));
     fill_inputs(m_a, m_b);
+    /* CUDA 13's forms: advice and prefetches take a cudaMemLocation. */
+    struct cudaMemLocation on_dev = {cudaMemLocationTypeDevice, dev};
+    struct cudaMemLocation on_host = {cudaMemLocationTypeHost, 0};
+    checkCudaErrors(
+        cudaMemAdvise(m_a, bytes, cudaMemAdviseSetReadMostly, on_dev));
+    checkCudaErrors(cudaMemPrefetchAsync(m_a, bytes, on_dev, 0, s));
+    checkCudaErrors(cudaMemPrefetchAsync(m_b, bytes, on_dev, 0, s));
     launch_add(vec_add, m_a, m_b, m_c, s);
+    checkCudaErrors(cudaMemPrefetchAsync(m_c, bytes, on_host, 0, s));
     checkCudaErrors(cudaStreamSynchronize(s));
     check_sum(m_c, "managed memory");
+    int read_mostly = 0, last = 0;
+    checkCudaErrors(cudaMemRangeGetAttribute(&read_mostly, sizeof read_mostly,
+                                             cudaMemRangeAttributeReadMostly,
+                                             m_a, bytes));
+    checkCudaErrors(cudaMemRangeGetAttribute(
+        &last, sizeof last, cudaMemRangeAttributeLastPrefetchLocation, m_c,
+        bytes));
+    EXPECT(read_mostly == 1, "ReadMostly of m_a is %d", read_mostly);
+    EXPECT(last == cudaCpuDeviceId, "m_c last prefetched to %d", last);
     checkCudaErrors(cudaFree(m_a));
     checkCudaErrors(cudaFree(m_b));
     checkCudaErrors(cudaFree(m_c));

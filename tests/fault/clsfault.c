@@ -416,6 +416,10 @@ WRAP_ENQ(clEnqueueSVMMemcpy,
          (cl_command_queue q, cl_bool b, void *d, const void *s, size_t sz,
           cl_uint n, const cl_event *w, cl_event *e),
          (q, b, d, s, sz, n, w, out_arg), q, n, w, e)
+WRAP_ENQ(clEnqueueSVMMigrateMem,
+         (cl_command_queue q, cl_uint np, const void **p, const size_t *sz,
+          cl_mem_migration_flags f, cl_uint n, const cl_event *w, cl_event *e),
+         (q, np, p, sz, f, n, w, out_arg), q, n, w, e)
 WRAP_ENQ(clEnqueueSVMMemFill,
          (cl_command_queue q, void *p, const void *pat, size_t ps, size_t sz,
           cl_uint n, const cl_event *w, cl_event *e),
