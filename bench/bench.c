@@ -24,6 +24,7 @@
  * CLSTREAM_DEVICE picks the device, as for every clstream program; the raw
  * side opens the device with the same device and platform names.
  */
+#include "bench_graph.h"
 #include "clstream.h"
 #include "clstream_kernels.h"
 #include "multi.h"
@@ -113,6 +114,18 @@ static const scenario SCEN[SC_COUNT] = {
                         "raw OpenCL malloc + kernel + wait + free, raw CUDA "
                         "cudaMallocAsync/cudaFreeAsync",
                         16, 5000, 1500, 50},
+    /* Graph rows: inner is the number of kernels, so that the figure is
+     * per kernel; three sides (ours = graph replay, raw, plain). */
+    [SC_GRAPH_10] = {"graph_10",
+                     "10 tiny kernels + synchronize, per kernel: ours a "
+                     "graph replay, plain the same launches through "
+                     "clstream, raw event-less enqueues of prepared kernels "
+                     "(OpenCL) or a CUDA graph replay",
+                     10, 50000, 10000, 50},
+    [SC_GRAPH_100] = {"graph_100", "the same with 100 kernels", 100, 15000,
+                      3000, 20},
+    [SC_GRAPH_1000] = {"graph_1000", "the same with 1000 kernels", 1000, 2000,
+                       400, 5},
     /* Two devices (issue 29): the benchmark's device and its peer. */
     [SC_XDEV_WAIT] = {"xdev_wait",
                       "a: kernel, record; b: wait, kernel, record; sync "
@@ -393,12 +406,21 @@ typedef struct side {
   const char *(*error)(void);
 } side;
 
-enum { OURS = 0, RAW = 1 };
+enum { OURS = 0, RAW = 1, PLAIN = 2 };
 static const side SIDES[2] = {
     {"ours", ours_setup, ours_run, ours_reset, ours_teardown, ours_elapsed_ms,
      ours_error},
     {"raw", raw_setup, raw_run, raw_reset, raw_teardown, raw_elapsed_ms,
      raw_error},
+};
+/* The graph rows' three sides (bench_graph.c, raw_graph_*.c). */
+static const side GRAPH_SIDES[3] = {
+    {"ours", graph_ours_setup, graph_ours_run, graph_reset, graph_ours_teardown,
+     graph_elapsed_ms, graph_error},
+    {"raw", raw_graph_setup, raw_graph_run, raw_graph_reset, raw_graph_teardown,
+     raw_elapsed_ms, raw_error},
+    {"plain", graph_plain_setup, graph_plain_run, graph_reset,
+     graph_plain_teardown, graph_elapsed_ms, graph_error},
 };
 
 typedef struct stats {
@@ -410,9 +432,10 @@ typedef struct result {
   int ran;
   char error[600];
   unsigned samples, inner;
-  int capped; /* stopped early by the time cap */
-  stats st[2];
+  int capped;  /* stopped early by the time cap */
+  stats st[3]; /* ours, raw, and plain on the graph rows */
   double ratio;
+  double ratio_plain; /* graph rows: ours (graph) / plain */
   /* ours/raw of the medians within each quarter of the run: a spread
    * that shows how far the machine's noise moves the ratio. */
   double qlo, qhi;
@@ -504,10 +527,12 @@ static void run_scenario(int sc, int quick) {
                                 : d->samples;
   unsigned warmup = d->warmup < n / 10 + 1 ? d->warmup : n / 10 + 1;
   unsigned block = n / 40 ? n / 40 : 1;
-  double *v[2], *ev[2] = {NULL, NULL};
-  unsigned cnt[2] = {0, 0};
+  const side *S = SC_IS_GRAPH(sc) ? GRAPH_SIDES : SIDES;
+  int ns = SC_IS_GRAPH(sc) ? 3 : 2;
+  double *v[3] = {NULL, NULL, NULL}, *ev[2] = {NULL, NULL};
+  unsigned cnt[3] = {0, 0, 0};
   unsigned param = 0;
-  int ok[2] = {0, 0};
+  int ok[3] = {0, 0, 0};
   int flat = sc == SC_FLAT_MEMORY;
   double t_start = now_ns();
 
@@ -518,67 +543,70 @@ static void run_scenario(int sc, int quick) {
   alarm(quick ? 120 : 900);
 
   if (sc == SC_ELAPSED) param = r->spin_iters = calibrate_spin(5.0);
-  v[0] = calloc(n, sizeof(double));
-  v[1] = calloc(n, sizeof(double));
+  for (int s = 0; s < ns; ++s) v[s] = calloc(n, sizeof(double));
   if (sc == SC_ELAPSED) {
     ev[0] = calloc(n, sizeof(double));
     ev[1] = calloc(n, sizeof(double));
   }
 
-  if (only_side >= 0) cnt[!only_side] = n; /* the other side is done */
-  for (int s = 0; s < 2; ++s) {
+  if (only_side >= 0) /* the other sides are done */
+    for (int s = 0; s < ns; ++s) cnt[s] = s == only_side ? 0 : n;
+  for (int s = 0; s < ns; ++s) {
     if (only_side >= 0 && s != only_side) continue;
-    if (SIDES[s].setup(sc, param)) {
-      snprintf(r->error, sizeof r->error, "%s setup: %s", SIDES[s].name,
-               SIDES[s].error());
+    if (S[s].setup(sc, param)) {
+      snprintf(r->error, sizeof r->error, "%s setup: %s", S[s].name,
+               S[s].error());
       goto done;
     }
     ok[s] = 1;
   }
   /* Warm-up: first launches compile, first records allocate. */
   for (unsigned w = 0; w < warmup; ++w)
-    for (int s = 0; s < 2; ++s) {
+    for (int s = 0; s < ns; ++s) {
       double x;
       if (only_side >= 0 && s != only_side) continue;
-      if (one_sample(&SIDES[s], sc, d->inner, &x, NULL)) {
-        snprintf(r->error, sizeof r->error, "%s warm-up: %s", SIDES[s].name,
-                 SIDES[s].error());
+      if (one_sample(&S[s], sc, d->inner, &x, NULL)) {
+        snprintf(r->error, sizeof r->error, "%s warm-up: %s", S[s].name,
+                 S[s].error());
         goto done;
       }
     }
   r->rss_before = rss_bytes();
-  for (unsigned b = 0; cnt[0] < n || cnt[1] < n; ++b) {
+  for (unsigned b = 0; cnt[0] < n || cnt[1] < n || cnt[ns - 1] < n; ++b) {
     /* A time cap keeps --quick under a minute on a loaded machine; it
      * stops only where both sides have the same number of samples.  The
      * memory scenario always runs its full count of cycles. */
     if (!flat && !samples_override && only_side < 0 && cnt[0] == cnt[1] &&
-        cnt[0] >= 100 && now_ns() - t_start > (quick ? 3e9 : 60e9)) {
+        cnt[0] == cnt[ns - 1] && cnt[0] >= 100 &&
+        now_ns() - t_start > (quick ? 3e9 : 60e9)) {
       r->capped = 1;
       break;
     }
-    for (int k = 0; k < 2; ++k) {
-      int s = k ^ (int)(b & 1); /* ours, raw | raw, ours | ... */
+    for (int k = 0; k < ns; ++k) {
+      /* ours, raw | raw, ours | ...; three sides rotate. */
+      int s = ns == 2 ? k ^ (int)(b & 1) : (int)((k + b) % 3);
       for (unsigned j = 0; j < block && cnt[s] < n; ++j) {
         long delta = 0;
-        if (one_sample(&SIDES[s], sc, d->inner, &v[s][cnt[s]],
+        if (one_sample(&S[s], sc, d->inner, &v[s][cnt[s]],
                        flat ? &delta : NULL)) {
-          snprintf(r->error, sizeof r->error, "%s: %s", SIDES[s].name,
-                   SIDES[s].error());
+          snprintf(r->error, sizeof r->error, "%s: %s", S[s].name,
+                   S[s].error());
           goto done;
         }
         if (flat) r->growth[s] += delta;
-        if (ev[s]) ev[s][cnt[s]] = SIDES[s].elapsed_ms();
+        if (s < 2 && ev[s]) ev[s][cnt[s]] = S[s].elapsed_ms();
         cnt[s]++;
       }
     }
   }
   r->rss_after = rss_bytes();
   n = cnt[0] < cnt[1] ? cnt[0] : cnt[1];
+  if (cnt[ns - 1] < n) n = cnt[ns - 1];
   r->samples = n;
   if (only_side >= 0) {
-    r->st[only_side] = summarize(v[only_side], n);
-    r->st[!only_side] = summarize(v[!only_side], 0);
-    r->ratio = NAN;
+    for (int s = 0; s < ns; ++s)
+      r->st[s] = summarize(v[s], s == only_side ? n : 0);
+    r->ratio = r->ratio_plain = NAN;
     goto done;
   }
   r->qlo = INFINITY;
@@ -608,14 +636,16 @@ static void run_scenario(int sc, int quick) {
     }
   }
   r->ratio = r->st[OURS].median / r->st[RAW].median;
+  if (ns == 3) {
+    r->st[PLAIN] = summarize(v[PLAIN], n);
+    r->ratio_plain = r->st[OURS].median / r->st[PLAIN].median;
+  }
 
 done:
-  for (int s = 1; s >= 0; --s)
-    if (ok[s] || r->error[0]) SIDES[s].teardown(sc);
-  for (int s = 0; s < 2; ++s) {
-    free(v[s]);
-    free(ev[s]);
-  }
+  for (int s = ns - 1; s >= 0; --s)
+    if (ok[s] || r->error[0]) S[s].teardown(sc);
+  for (int s = 0; s < ns; ++s) free(v[s]);
+  for (int s = 0; s < 2; ++s) free(ev[s]);
   r->seconds = (now_ns() - t_start) / 1e9;
   alarm(0);
 }
@@ -631,6 +661,10 @@ static void print_row(int sc) {
            SCEN[sc].name, r->st[OURS].median, r->st[OURS].p90,
            r->st[RAW].median, r->st[RAW].p90, r->ratio, r->qlo, r->qhi,
            r->capped ? " (time cap)" : "");
+    if (SC_IS_GRAPH(sc))
+      printf("%-20s %10.1f %10.1f %21s %8.3f  (graph/plain, ns per kernel)\n",
+             "  plain launches", r->st[PLAIN].median, r->st[PLAIN].p90, "",
+             r->ratio_plain);
   }
   fflush(stdout);
 }
@@ -663,7 +697,7 @@ typedef struct target {
   char detail[200];
 } target;
 
-static target TGT[8];
+static target TGT[12];
 static int ntgt;
 
 static void add_target(const char *name, double value, double limit,
@@ -682,11 +716,52 @@ static void add_target(const char *name, double value, double limit,
 
 static int ok_result(int sc) { return RES[sc].ran && !RES[sc].error[0]; }
 
+/* The graph rows have targets of their own (graph_targets), so the
+ * worst ratio of every scenario leaves them out. */
+static int counts_for_worst(int sc) {
+  return ok_result(sc) && !SC_IS_GRAPH(sc);
+}
+
+static const char *bench_platform = ""; /* clstream's device's platform */
+
+/* Issue 28's targets, each on the worst of the graph rows that ran:
+ * graph replay over raw (CUDA build: a raw CUDA graph replay, <= 1.05;
+ * NVIDIA's OpenCL: event-less enqueues of prepared kernels, <= 1.0), and
+ * graph replay over plain launches (NVIDIA's OpenCL <= 0.9, other OpenCL
+ * devices <= 1.0). */
+static void graph_targets(void) {
+  double wr = -1, wp = -1;
+  int sr = -1, sp = -1;
+  int nvidia = strstr(bench_platform, "NVIDIA") != NULL;
+  for (int sc = SC_GRAPH_10; sc <= SC_GRAPH_1000; ++sc) {
+    if (!ok_result(sc)) continue;
+    if (RES[sc].ratio > wr) wr = RES[sc].ratio, sr = sc;
+    if (RES[sc].ratio_plain > wp) wp = RES[sc].ratio_plain, sp = sc;
+  }
+#if defined(CLS_BENCH_CUDA)
+  if (sr >= 0)
+    add_target("graph_over_raw", wr, 1.05,
+               "graph / raw CUDA graph replay %.3f (%s), limit 1.05", wr,
+               SCEN[sr].name);
+  (void)wp, (void)sp, (void)nvidia;
+#else
+  if (sr >= 0 && nvidia)
+    add_target("graph_over_raw", wr, 1.0,
+               "graph / raw event-less enqueues %.3f (%s), limit 1.0", wr,
+               SCEN[sr].name);
+  if (sp >= 0)
+    add_target("graph_over_plain", wp, nvidia ? 0.9 : 1.0,
+               "graph / plain launches %.3f (%s), limit %.1f", wp,
+               SCEN[sp].name, nvidia ? 0.9 : 1.0);
+#endif
+}
+
 static void evaluate_targets(void) {
   double worst = -1;
   int wsc = -1;
   for (int sc = 0; sc < SC_COUNT; ++sc)
-    if (ok_result(sc) && RES[sc].ratio > worst) worst = RES[sc].ratio, wsc = sc;
+    if (counts_for_worst(sc) && RES[sc].ratio > worst)
+      worst = RES[sc].ratio, wsc = sc;
   if (wsc >= 0)
     add_target("ratio_every_scenario", worst, 1.05,
                "worst ours/raw %.3f (%s), limit 1.05", worst, SCEN[wsc].name);
@@ -725,6 +800,7 @@ static void evaluate_targets(void) {
                "ours grew %+.1f KiB over %llu cycles, limit 1024 KiB",
                g / 1024.0, RES[SC_FLAT_MEMORY].cycles);
   }
+  graph_targets();
 }
 
 static void write_json(const char *path, int quick, const clsDeviceProp *p,
@@ -788,8 +864,9 @@ static void write_json(const char *path, int quick, const clsDeviceProp *p,
       fprintf(f, "}");
       continue;
     }
-    for (int s = 0; s < 2; ++s) {
-      fprintf(f, ", \"%s\": {\"median\": ", SIDES[s].name);
+    for (int s = 0; s < (SC_IS_GRAPH(sc) ? 3 : 2); ++s) {
+      fprintf(f,
+              ", \"%s\": {\"median\": ", s == PLAIN ? "plain" : SIDES[s].name);
       json_num(f, r->st[s].median);
       fprintf(f, ", \"p90\": ");
       json_num(f, r->st[s].p90);
@@ -805,6 +882,10 @@ static void write_json(const char *path, int quick, const clsDeviceProp *p,
     json_num(f, r->qlo);
     fprintf(f, ", \"ratio_quarters_max\": ");
     json_num(f, r->qhi);
+    if (SC_IS_GRAPH(sc)) {
+      fprintf(f, ", \"kernels\": %u, \"ratio_plain\": ", r->inner);
+      json_num(f, r->ratio_plain);
+    }
     if (sc == SC_ELAPSED) {
       fprintf(f, ", \"spin_iters\": %u", r->spin_iters);
       for (int s = 0; s < 2; ++s) {
@@ -971,6 +1052,8 @@ int main(int argc, char **argv) {
   if (e == clsSuccess) e = clsModuleGetFunction(&o_spin, o_mod, "spin");
   if (e == clsSuccess) e = clsMalloc((void **)&o_buf, 4096);
   if (e == clsSuccess) e = clsMallocHost((void **)&o_pin, 4096);
+  graph_init(o_fill, o_buf);
+  bench_platform = prop.platformName;
   if (e != clsSuccess) {
     fprintf(stderr, "clstream-bench: clstream set-up failed: %s\n%s\n",
             clsGetErrorName(e), clsGetLastBuildLog());
@@ -1037,7 +1120,7 @@ int main(int argc, char **argv) {
 
   if (only_side < 0) evaluate_targets();
   if (ntgt) {
-    printf("targets (issue 5, medians):\n");
+    printf("targets (issues 5 and 28, medians):\n");
     for (int i = 0; i < ntgt; ++i)
       printf("  %-4s %-26s %s\n", TGT[i].pass ? "PASS" : "MISS", TGT[i].name,
              TGT[i].detail);
@@ -1046,7 +1129,8 @@ int main(int argc, char **argv) {
   double worst = -1;
   int wsc = -1;
   for (int sc = 0; sc < SC_COUNT; ++sc)
-    if (ok_result(sc) && RES[sc].ratio > worst) worst = RES[sc].ratio, wsc = sc;
+    if (counts_for_worst(sc) && RES[sc].ratio > worst)
+      worst = RES[sc].ratio, wsc = sc;
   if (json) write_json(json, quick, &prop, dev, &ri, date, wsc, worst);
   printf("total %.1f s\n", (now_ns() - wall0) / 1e9);
 

@@ -38,12 +38,24 @@ enum bench_scenario {
                             in one stream, a synchronize every 16; raw: the
                             same work with malloc + free (the raw API's
                             allocation, kernel, wait, free), issue 13 */
+  /* Graph rows (issue 28): N tiny kernels, then a synchronize.  Ours:
+   * one replay of a captured graph; raw: N event-less enqueues of
+   * prepared kernels (OpenCL) or a CUDA graph replay (CUDA); a third
+   * side, "plain", launches the same N kernels through clstream. */
+  SC_GRAPH_10,
+  SC_GRAPH_100,
+  SC_GRAPH_1000,
   /* Two devices, a and its peer b (issue 29; bench/multi.h): */
   SC_XDEV_WAIT,     /* a: kernel, record; b: wait, kernel, record; sync */
   SC_PEER_COPY_4K,  /* 4 KiB from a to b on b's stream, then its sync */
   SC_PEER_COPY_16M, /* the same with 16 MiB */
   SC_COUNT
 };
+
+/* Whether sc is a graph row, and its number of kernels. */
+#define SC_IS_GRAPH(sc) ((sc) >= SC_GRAPH_10 && (sc) <= SC_GRAPH_1000)
+#define SC_GRAPH_KERNELS(sc)                                                   \
+  ((sc) == SC_GRAPH_10 ? 10u : (sc) == SC_GRAPH_100 ? 100u : 1000u)
 
 /* What one side opened: shown in the report and the JSON. */
 typedef struct raw_info {
@@ -83,5 +95,13 @@ int raw_fail(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+
+/* The graph rows' raw side (raw_graph_opencl.c, raw_graph_cuda.c), with
+ * the hooks above: kernel i of the N stores i + 1 in the buffer's first
+ * int, and setup checks that one run leaves N there. */
+int raw_graph_setup(int sc, unsigned param);
+int raw_graph_run(int sc, unsigned inner);
+int raw_graph_reset(int sc);
+void raw_graph_teardown(int sc);
 
 #endif /* CLSTREAM_BENCH_RAW_H */

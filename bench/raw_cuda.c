@@ -137,6 +137,10 @@ static int launch_fill(cudaStream_t s, int *t) {
   return 0;
 }
 
+/* For raw_graph_cuda.c (the graph rows): the device buffer. */
+int *raw_cuda_buf(void);
+int *raw_cuda_buf(void) { return buf; }
+
 static unsigned legacy_streams(int sc) {
   return sc == SC_LEGACY_1 ? 1 : sc == SC_LEGACY_8 ? 8 : 64;
 }

@@ -208,6 +208,29 @@ static cl_int set_ptr(cl_kernel k, cl_uint i, int *t) {
   return CL_INVALID_ARG_VALUE;
 }
 
+/* For raw_graph_opencl.c (the graph rows): this file's device, program
+ * and memory, and a read of the buffer's first int. */
+void raw_cl_handles(cl_context *c, cl_device_id *d, cl_program *p);
+cl_int raw_cl_set_ptr(cl_kernel k, cl_uint i, int *t);
+cl_int raw_cl_read_first(cl_command_queue q, int *out);
+int *raw_cl_buf(void);
+
+void raw_cl_handles(cl_context *c, cl_device_id *d, cl_program *p) {
+  *c = ctx;
+  *d = dev;
+  *p = prog;
+}
+cl_int raw_cl_set_ptr(cl_kernel k, cl_uint i, int *t) {
+  return set_ptr(k, i, t);
+}
+int *raw_cl_buf(void) { return buf; }
+cl_int raw_cl_read_first(cl_command_queue q, int *out) {
+  if (use_buffers)
+    return clEnqueueReadBuffer(q, mbuf, CL_TRUE, 0, sizeof *out, out, 0, NULL,
+                               NULL);
+  return clEnqueueSVMMemcpy(q, CL_TRUE, out, buf, sizeof *out, 0, NULL, NULL);
+}
+
 /* The 4-byte host-to-device copy of SC_COPY_RECORD_SYNC. */
 static int copy_in(cl_command_queue q) {
   host_src[0] = ++counter;

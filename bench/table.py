@@ -91,6 +91,27 @@ def ratio_table(runs):
     return out
 
 
+def graph_table(runs):
+    """The graph rows (issue 28): per kernel, graph replay / plain launches
+    / raw, and graph over plain; None where no run has them."""
+    by_run = [{s["name"]: s for s in d["scenarios"]} for _, d in runs]
+    names = [n for n in scenario_order(runs) if n.startswith("graph_")]
+    if not names:
+        return None
+    out = [row(["ns per kernel"] + [n for n, _ in runs]),
+           "|---|" + "---:|" * len(runs)]
+    for name in names:
+        cells = []
+        for b in by_run:
+            s = b.get(name, {})
+            cells.append("%.0f / %.0f / %.0f (%.3f%s)" % (
+                s["ours"]["median"], s["plain"]["median"], s["raw"]["median"],
+                s["ratio_plain"], "*" if s.get("capped") else "")
+                if "plain" in s else "")
+        out.append(row([name] + cells))
+    return out
+
+
 def fmt_target(name, v, limit=False):
     """A target's value (or, with limit, its limit) in the target's unit."""
     if name.endswith("_bytes"):
@@ -130,6 +151,12 @@ def tables(runs):
               "spread %.2f or more; * a time-capped row):" % QUARTER_SPREAD,
               ""]
     lines += ratio_table(runs)
+    graphs = graph_table(runs)
+    if graphs:
+        lines += ["", "Graph rows, medians in ns per kernel: graph replay / "
+                  "plain launches through clstream / raw (graph over plain):",
+                  ""]
+        lines += graphs
     lines += ["", "The targets, as each run's JSON judged them:", ""]
     lines += targets_table(runs)
     return "\n".join(lines) + "\n"
