@@ -143,7 +143,7 @@ clsError_t clsGraphCreate(clsGraph_t *out, unsigned flags) {
   if (flags)
     CLS__RETURN(
         cls__reason(clsErrorInvalidValue, "flags must be 0, not 0x%x", flags));
-  cls__graph *g;
+  cls__graph *g = NULL;
   clsError_t e = cls__graph_new(&g);
   if (e == clsSuccess && (e = cls__graph_publish(g)) != clsSuccess)
     cls__graph_free(g);
