@@ -129,8 +129,16 @@ clsError_t clsMemPoolSetAttribute(clsMemPool_t memPool, clsMemPoolAttr attr,
       attr == clsMemPoolAttrUsedMemCurrent)
     CLS__RETURN(cls__reason(clsErrorInvalidValue, "attribute %d is read-only",
                             (int)attr));
-  /* Setting a High attribute resets it to the current value, whatever
-   * the value given (CUDA documents 0; CUDA 13 took 5 as well, H200). */
+  /* A High attribute can only be reset, by setting 0, to the current
+   * value: the H200's CUDA 13 runtime refused 5 (InvalidValue) through
+   * the CUDA build at 2026-12-04. */
+  if ((attr == clsMemPoolAttrReservedMemHigh ||
+       attr == clsMemPoolAttrUsedMemHigh) &&
+      v != 0)
+    CLS__RETURN(cls__reason(clsErrorInvalidValue,
+                            "attribute %d can only be reset, to 0, not set "
+                            "to %llu",
+                            (int)attr, v));
   CLS__RETURN(cls__b_pool_attr(dev, (int)attr, 1, &v));
 }
 

@@ -1282,8 +1282,8 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
     pool_get(x, clsMemPoolAttrUsedMemCurrent, NULL))                           \
   X(pool_set_current, 0, IV, "H200 cudaMemPoolSetAttribute",                   \
     pool_set(x, clsMemPoolAttrUsedMemCurrent, 0))                              \
-  X(pool_set_high_5, 0, OK,                                                    \
-    "H200 cudaMemPoolSetAttribute (High: any value resets)",                   \
+  X(pool_set_high_5, 0, IV,                                                    \
+    "H200 cudaMemPoolSetAttribute (High: only 0 resets)",                      \
     pool_set(x, clsMemPoolAttrReservedMemHigh, 5))                             \
   X(pool_trim_null, 0, IV, "H200 cudaMemPoolTrimTo",                           \
     clsMemPoolTrimTo(NULL, 0))                                                 \
@@ -1446,12 +1446,11 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
     func_attrs(x->f))                                                          \
   X(hostfn_occupancy, IN_HOSTFN | NEED_MOD, NOTPERM, S_ST " (host function)",  \
     clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 32, 0))         \
-  X(attr_reserved_44, 0, IV, "CUDA 13 driver_types.h (44 reserved)" TC,        \
+  X(attr_reserved_44, 0, OK, "H200 CUDA 13 runtime (44 reserved: Success)",    \
     clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)44, 0))                       \
-  X(attr_dropped_96, 0, IV,                                                    \
-    "CUDA 13 driver_types.h (CooperativeMultiDeviceLaunch dropped)" TC,        \
+  X(attr_dropped_96, 0, OK, "H200 CUDA 13 runtime (96 dropped: Success)",      \
     clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)96, 0))                       \
-  X(attr_reserved_122, 0, IV, "CUDA 13 driver_types.h (122 reserved)" TC,      \
+  X(attr_reserved_122, 0, OK, "H200 CUDA 13 runtime (122 reserved: Success)",  \
     clsDeviceGetAttribute(&x->i1, (clsDeviceAttr)122, 0))                      \
   X(attr_max, 0, IV, "CUDA 13 driver_types.h (cudaDevAttrMax)" TC,             \
     clsDeviceGetAttribute(&x->i1, clsDevAttrMax, 0))
@@ -2217,9 +2216,20 @@ int main(void) {
          "%zu function handle cases)\n",
          (size_t)NCASES, (size_t)NFIXED, (size_t)(N_SU * N_BS),
          (size_t)(N_EU * N_BE), (size_t)(N_MU * N_BM), (size_t)N_BF);
+  /* CLSTREAM_BADINPUT_SHARD=i/n runs the i-th of n equal slices of the
+   * cases (CTest runs four side by side: each forked case opens the
+   * device again, which takes most of a second on a GPU). */
+  int lo = 0, hi = (int)NCASES;
+  const char *sh = getenv("CLSTREAM_BADINPUT_SHARD");
+  unsigned si, sn;
+  if (sh && sscanf(sh, "%u/%u", &si, &sn) == 2 && sn > 0 && si < sn) {
+    lo = (int)(NCASES * si / sn);
+    hi = (int)(NCASES * (si + 1) / sn);
+    printf("badinput: shard %u of %u, cases %d..%d\n", si, sn, lo, hi - 1);
+  }
   Suite *s = suite_create("badinput");
   TCase *tc = tcase_timed("badinput", 60);
-  tcase_add_loop_test(tc, bad_input, 0, (int)NCASES);
+  tcase_add_loop_test(tc, bad_input, lo, hi);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

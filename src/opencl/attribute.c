@@ -8,12 +8,15 @@
 
 #include <limits.h>
 
-/* Whether `a` is a value of CUDA 13's cudaDeviceAttr (its reserved values
- * excluded). */
+/* Whether CUDA 13's runtime answers attribute `a`: the values of its
+ * cudaDeviceAttr, and the reserved or dropped 44, 96 and 122, which the
+ * H200's CUDA 13 runtime answers with Success (measured; clstream gives
+ * 0 for them). */
 static int cls__cuda13_attribute(int a) {
-  if (a >= 1 && a <= 91) return a != 44;
+  if (a >= 1 && a <= 91) return 1;
   switch (a) {
   case 95:
+  case 96:
   case 97:
   case 98:
   case 99:
@@ -33,6 +36,7 @@ static int cls__cuda13_attribute(int a) {
   case 119:
   case 120:
   case 121:
+  case 122:
   case 125:
   case 126:
   case 130:
