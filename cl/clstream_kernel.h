@@ -11,8 +11,9 @@
  *   cls_local_size(d) cls_num_groups(d)          (d = 0, 1 or 2; unsigned)
  *   cls_barrier()     work-group barrier over local and global memory
  *   cls_warp_size()   CUDA's warpSize: 32 on NVIDIA devices, the largest
- *                     sub-group size where OpenCL C has sub-groups, and 32
- *                     elsewhere (docs/porting-from-cuda.md says why: code
+ *                     sub-group size where OpenCL C has sub-groups of more
+ *                     than one work-item, and 32 elsewhere (PoCL 5's CPU
+ *                     device has sub-groups of one: 32 there too) (docs/porting-from-cuda.md says why: code
  *                     written for warps of 32 stays correct where every
  *                     step it relies on is separated by cls_barrier())
  *   cls_clock64()     a counter that advances while a kernel runs (CUDA's
@@ -82,7 +83,10 @@
 #define ptrdiff_t long
 
 #if defined(__opencl_c_subgroups) || defined(cl_khr_subgroups)
-#define cls_warp_size() ((unsigned)get_max_sub_group_size())
+/* A sub-group of one work-item (PoCL 5's CPU device) is no warp: 32, as
+ * for devices without sub-groups and as the host's warpSize says. */
+#define cls_warp_size()                                                        \
+  (get_max_sub_group_size() > 1u ? (unsigned)get_max_sub_group_size() : 32u)
 #else
 /* NVIDIA's OpenCL compiler (a warp), and every device without sub-groups:
  * 32, the width CUDA code is written for (see above). */

