@@ -13,9 +13,10 @@
  *   cls_warp_size()   CUDA's warpSize: 32 on NVIDIA devices, the largest
  *                     sub-group size where OpenCL C has sub-groups of more
  *                     than one work-item, and 32 elsewhere (PoCL 5's CPU
- *                     device has sub-groups of one: 32 there too) (docs/porting-from-cuda.md says why: code
- *                     written for warps of 32 stays correct where every
- *                     step it relies on is separated by cls_barrier())
+ *                     device has sub-groups of one: 32 there too);
+ *                     docs/porting-from-cuda.md says why: code written
+ *                     for warps of 32 stays correct where every step it
+ *                     relies on is separated by cls_barrier()
  *   cls_clock64()     a counter that advances while a kernel runs (CUDA's
  *                     clock64(), a ulong), where the device has one; which
  *                     one is CLS_CLOCK64_KIND (the same numbers as
