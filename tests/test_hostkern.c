@@ -5,6 +5,7 @@
  * at the start and inside an allocation; the host sees what kernels wrote
  * once it has synchronized, as on CUDA. */
 #include "support.h"
+#include "unmapped.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -156,10 +157,12 @@ END_TEST
  * past a 4-byte malloc: InvalidValue), and a range overlapping one
  * already registered. */
 START_TEST(register_checks_range) {
-  int *p = malloc(4);
-  CK_CLS(clsHostRegister(p, (size_t)21 << 30, clsHostRegisterDefault),
-         clsErrorInvalidValue);
-  free(p);
+  size_t n;
+  void *undo;
+  void *p = cls_test_unmapped_range(&n, &undo);
+  ck_assert_ptr_nonnull(p);
+  CK_CLS(clsHostRegister(p, n, clsHostRegisterDefault), clsErrorInvalidValue);
+  cls_test_unmapped_free(undo);
   int *h = NULL;
   ck_assert_int_eq(posix_memalign((void **)&h, 4096, 8192), 0);
   CK_OK(clsHostRegister(h, 8192, clsHostRegisterDefault));

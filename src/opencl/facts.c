@@ -118,19 +118,20 @@
  * - kernel_clock, clock_ptx: decided when the device is opened, by
  *   building the prelude (cl/clstream_kernel.h) with a kernel that reads
  *   cls_clock64(): first with -DCLS__CLOCK_PTX=1, which makes it inline
- *   PTX (%clock64), on a device that is not a CPU; where that builds the
- *   compiler is NVIDIA's (its builtin cycle counter reads 0; the PTX
+ *   PTX (%clock64), on a GPU (PTX is a GPU's; a failed build elsewhere
+ *   is noise: Oclgrind reports it as an API error); where that builds
+ *   the compiler is NVIDIA's (its builtin cycle counter reads 0; the PTX
  *   counter advanced 45.6 M cycles over a 10^7-iteration spin on the
  *   H200), and every module is built with that -D (module.c).  Else
  *   without it: the prelude's own choice (cl_khr_kernel_clock's device
  *   clock, or the CPU's time-stamp counter where kernels compile for the
  *   CPU) builds or not.  Where nothing builds there is no clock, and
- *   cls_clock64() stays a build error (rusticl, Oclgrind).  The compiler
- *   is told by what it builds, never by its name.
+ *   cls_clock64() stays a build error (rusticl, Oclgrind).  The
+ *   compiler is told by what it builds, never by its name.
  * The facts decided at opening (no_timestamps, host_clock and the marker
  * facts) are decided here too, by cls__facts_open, from what open.c's
- * start-up check measured; this file is the one writer of d->facts and
- * of the marker facts.
+ * start-up check measured; this file is the one writer of d->facts and of
+ * the marker facts.
  */
 #include "driver.h"
 
@@ -329,7 +330,10 @@ static int cls__clock_builds(cls__ocl_device *d, const char *options) {
 static void cls__probe_clock(cls__ocl_device *d) {
   d->facts.clock_ptx = 0;
   d->facts.kernel_clock = 0;
-  if (!(d->type & CL_DEVICE_TYPE_CPU) &&
+  /* A simulator has no clock, and each failed probe build would be one
+   * more of its API-error reports (Oclgrind's type claims every kind). */
+  if (d->facts.simulator) return;
+  if ((d->type & CL_DEVICE_TYPE_GPU) && !(d->type & CL_DEVICE_TYPE_CPU) &&
       cls__clock_builds(d, "-DCLS__CLOCK_PTX=1")) {
     d->facts.clock_ptx = 1;
     d->facts.kernel_clock = 1;

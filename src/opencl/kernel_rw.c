@@ -390,7 +390,7 @@ static size_t cls__rw_one_global(cls__rwstate *st, cls__rw *out, size_t i,
 /* ---- The rewrite --------------------------------------------------------- */
 
 static char *cls__apply(cls__rwstate *st) {
-  qsort(st->ed, st->ned, sizeof *st->ed, cls__edit_cmp);
+  if (st->ned) qsort(st->ed, st->ned, sizeof *st->ed, cls__edit_cmp);
   cls__str o = {0};
   size_t at = 0;
   for (size_t e = 0; e < st->ned; e++) {

@@ -1,0 +1,39 @@
+/* Test helper: a host range that is not all mapped memory (support for
+ * the clsHostRegister range checks of test_hostkern and test_badinput). */
+#ifndef CLS_TEST_UNMAPPED_H
+#define CLS_TEST_UNMAPPED_H
+
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+/* A range that is not all mapped memory, for clsHostRegister's check:
+ * about 21 GB from a 4-byte malloc, as CUDA was measured refusing; under
+ * ASan, whose allocator keeps gigabytes mapped past any block, two pages
+ * of which the second has been unmapped. */
+static void *cls_test_unmapped_range(size_t *bytes, void **undo) {
+#if defined(__SANITIZE_ADDRESS__)
+  long pg = sysconf(_SC_PAGESIZE);
+  char *m = mmap(NULL, 2 * (size_t)pg, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  munmap(m + pg, (size_t)pg);
+  *bytes = 2 * (size_t)pg;
+  *undo = m;
+  return m;
+#else
+  *bytes = (size_t)21 << 30;
+  *undo = malloc(4);
+  return *undo;
+#endif
+}
+
+static void cls_test_unmapped_free(void *undo) {
+#if defined(__SANITIZE_ADDRESS__)
+  munmap(undo, (size_t)sysconf(_SC_PAGESIZE));
+#else
+  free(undo);
+#endif
+}
+
+#endif /* CLS_TEST_UNMAPPED_H */
