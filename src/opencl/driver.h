@@ -30,6 +30,10 @@ int cls__facts_version(cl_platform_id p, cl_device_id d);
  * to it: some drivers lack the entry point). */
 int cls__facts_can_split(cl_platform_id p, cl_device_id d);
 
+/* Whether device id lists extension `name` in CL_DEVICE_EXTENSIONS
+ * (identity.c). */
+int cls__ocl_has_extension(cl_device_id id, const char *name);
+
 /* Whether the named device is a simulator (ranked last). */
 int cls__facts_simulator(const char *platform, const char *device);
 

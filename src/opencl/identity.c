@@ -30,7 +30,7 @@ static cl_ulong cls__ulong_info(cl_device_id id, cl_device_info what) {
   return clGetDeviceInfo(id, what, sizeof v, &v, NULL) == CL_SUCCESS ? v : 0;
 }
 
-static int cls__has_extension(cl_device_id id, const char *name) {
+int cls__ocl_has_extension(cl_device_id id, const char *name) {
   size_t n = 0;
   if (clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS ||
       n == 0)
@@ -59,7 +59,7 @@ enum {
 /* What the rest of CUDA 13's cudaDeviceProp needs: PCI location, UUID and
  * LUID, and whether global memory is cached. */
 static void cls__identify_more(cls__ocl_device *d, cls__ocl_ident *id) {
-  if (cls__has_extension(d->id, "cl_khr_pci_bus_info")) {
+  if (cls__ocl_has_extension(d->id, "cl_khr_pci_bus_info")) {
     cl_device_pci_bus_info_khr pci;
     if (clGetDeviceInfo(d->id, CL_DEVICE_PCI_BUS_INFO_KHR, sizeof pci, &pci,
                         NULL) == CL_SUCCESS) {
@@ -72,7 +72,7 @@ static void cls__identify_more(cls__ocl_device *d, cls__ocl_ident *id) {
     id->pci_dev = (int)cls__uint_info(d->id, CLS__PCI_SLOT_ID_NV, 0);
     id->pci_domain = (int)cls__uint_info(d->id, CLS__PCI_DOMAIN_ID_NV, 0);
   }
-  if (cls__has_extension(d->id, "cl_khr_device_uuid")) {
+  if (cls__ocl_has_extension(d->id, "cl_khr_device_uuid")) {
     if (clGetDeviceInfo(d->id, CL_DEVICE_UUID_KHR, sizeof id->uuid, id->uuid,
                         NULL) != CL_SUCCESS)
       memset(id->uuid, 0, sizeof id->uuid);
@@ -100,8 +100,8 @@ void cls__ocl_identify(cls__ocl_device *d) {
   clGetDeviceInfo(d->id, CL_DEVICE_VERSION, sizeof version - 1, version, NULL);
   if (sscanf(version, "OpenCL %d.%d", &id->cl_major, &id->cl_minor) != 2)
     id->cl_major = id->cl_minor = 0;
-  id->nvidia = cls__has_extension(d->id, "cl_nv_device_attribute_query");
-  id->command_buffer = cls__has_extension(d->id, "cl_khr_command_buffer");
+  id->nvidia = cls__ocl_has_extension(d->id, "cl_nv_device_attribute_query");
+  id->command_buffer = cls__ocl_has_extension(d->id, "cl_khr_command_buffer");
   if (id->nvidia) {
     id->cc_major =
         (int)cls__uint_info(d->id, CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV, 0);

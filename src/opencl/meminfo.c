@@ -20,7 +20,8 @@ clsError_t cls__b_mem_info(int dev, size_t held, size_t *free, size_t *total) {
   size_t kib[2] = {0, 0}, got = 0;
   /* The driver's figure, where it has one (AMD: total free, largest
    * free block, both in KiB). */
-  if (clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_FREE_MEMORY_AMD, sizeof kib, kib,
+  if (cls__ocl_has_extension(d->id, "cl_amd_device_attribute_query") &&
+      clGetDeviceInfo(d->id, CL_DEVICE_GLOBAL_FREE_MEMORY_AMD, sizeof kib, kib,
                       &got) == CL_SUCCESS &&
       got >= sizeof kib[0] && kib[0] > 0) {
     size_t f = kib[0] > t / 1024 ? t : kib[0] * 1024;
