@@ -1262,7 +1262,7 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
     clsMallocAsync(NULL, 16, x->s))                                            \
   X(malloc_async_zero, 0, OK, "CUDA manual cudaMallocAsync (0 bytes)" TC,      \
     malloc_async_size(x, 0))                                                   \
-  X(free_async_null, 0, OK, "SEMANTICS.md memory rows (H200: Success)",        \
+  X(free_async_null, 0, OK, "docs/semantics.md Memory (H200: Success)",        \
     clsFreeAsync(NULL, x->s))                                                  \
   X(free_async_heap, 0, IV, "CUDA manual cudaFreeAsync" TC,                    \
     clsFreeAsync(x->heap, x->s))                                               \
