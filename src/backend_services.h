@@ -89,7 +89,8 @@ int cls__error_listed(int code);
     "arguments unchanged since the last launch are not set again")             \
   X(MEMORY, "CLSTREAM_MEMORY",                                                 \
     "OpenCL: buffers makes device memory cl_mem buffers on every device; svm " \
-    "keeps coarse-grained SVM where the device has it",                        \
+    "keeps coarse-grained SVM where the device has it; coarse is svm with "    \
+    "the device's fine-grained SVM left unused",                               \
     "svm")                                                                     \
   X(HOST_INLINE, "CLSTREAM_HOST_INLINE",                                       \
     "OpenCL: 1 runs host functions on the calling thread, at enqueue, on "     \

@@ -31,7 +31,101 @@ static void scale_and_check(const arith *a, int *h, int *dp, int k, unsigned n,
 
 /* The common checks for host memory h of N ints: the host address and the
  * device pointer both work in a launch, and so do interior pointers. */
-static void host_memory_in_kernels(int *h, int registered, const char *what) {
+/* ---- Odd offsets ----------------------------------------------------------
+ * CUDA takes a pointer anywhere inside host memory a kernel reaches (d + 1),
+ * and so does clstream on every device: the buffer path passes each pointer
+ * as a buffer and an offset, and on SVM devices a host buffer at an offset
+ * no sub-buffer takes runs the function's offset variant. */
+static const char odd_src[] =
+    "CLS_KERNEL void add_c(CLS_GLOBAL const unsigned char *s,"
+    "  CLS_GLOBAL unsigned char *d, int k, unsigned n) {"
+    "  unsigned i = cls_global_id(0); if (i < n) d[i] = s[i] + k; }\n"
+    "CLS_KERNEL void add_s(CLS_GLOBAL const short *s, CLS_GLOBAL short *d,"
+    "  int k, unsigned n) {"
+    "  unsigned i = cls_global_id(0); if (i < n) d[i] = s[i] + k; }\n"
+    "CLS_KERNEL void add_i(CLS_GLOBAL const int *s, CLS_GLOBAL int *d,"
+    "  int k, unsigned n) {"
+    "  unsigned i = cls_global_id(0); if (i < n) d[i] = s[i] + k; }\n";
+
+/* Runs d[i] = s[i] + k for i < n with elements of es bytes (1, 2 or 4). */
+static clsError_t odd_add(clsModule_t m, size_t es, const void *s, void *d,
+                          int k, unsigned n) {
+  clsFunction_t f;
+  const char *name = es == 1 ? "add_c" : es == 2 ? "add_s" : "add_i";
+  clsError_t e = clsModuleGetFunction(&f, m, name);
+  if (e != clsSuccess) return e;
+  void *args[] = {&s, &d, &k, &n};
+  return clsLaunchKernel(f, (clsDim3){(n + 63) / 64, 1, 1}, (clsDim3){64, 1, 1},
+                         args, 0, NULL);
+}
+
+/* The value byte pattern b gives element i of es bytes: i + b, kept small
+ * enough that adding 100 fits in an unsigned char. */
+static long odd_val(size_t es, size_t i, int b) {
+  return es == 1 ? (long)((i + (size_t)b) % 100) : (long)i * 3 + b;
+}
+static long odd_get(const unsigned char *h, size_t es, size_t i) {
+  if (es == 1) return h[i];
+  short s;
+  int v;
+  if (es == 2) return memcpy(&s, h + i * 2, 2), s;
+  return memcpy(&v, h + i * 4, 4), v;
+}
+static void odd_put(unsigned char *h, size_t es, size_t i, long x) {
+  short s = (short)x;
+  int v = (int)x;
+  if (es == 1) h[i] = (unsigned char)x;
+  if (es == 2) memcpy(h + i * 2, &s, 2);
+  if (es == 4) memcpy(h + i * 4, &v, 4);
+}
+
+/* Kernels read and write host memory h (of `bytes`) through pointers 1,
+ * 2, 3 and 5 elements (of 1, 2 and 4 bytes) into it, alone and beside
+ * device memory, alternating with aligned launches of the same function
+ * (whose argument values change in between); the host checks every
+ * element after synchronizing. */
+static void odd_offsets(void *hv, size_t bytes, const char *what) {
+  static const size_t offs[] = {1, 2, 3, 5};
+  unsigned char *h = hv;
+  clsModule_t m;
+  CK_OK(clsModuleLoadData(&m, odd_src, NULL));
+  const unsigned n = 37;
+  unsigned char *d = NULL;
+  CK_OK(clsMalloc((void **)&d, 512));
+  for (size_t es = 1; es <= 4; es *= 2) {
+    const size_t nel = bytes / es, half = nel / 2;
+    for (size_t oi = 0; oi < 4; ++oi) {
+      const size_t o = offs[oi];
+      for (size_t i = 0; i < nel; ++i) odd_put(h, es, i, odd_val(es, i, 1));
+      /* Source and destination both at odd offsets of h, then in place;
+       * then an aligned launch, then device memory into h. */
+      CK_OK(odd_add(m, es, h + o * es, h + (half + o) * es, 7, n));
+      CK_OK(clsDeviceSynchronize());
+      CK_OK(odd_add(m, es, h + (o + 1) * es, h + (o + 1) * es, 2, n));
+      CK_OK(odd_add(m, es, h, h, 0, n));
+      CK_OK(clsMemcpy(d, h, 256, clsMemcpyHostToDevice));
+      CK_OK(odd_add(m, es, d + 50 * es, h + (half + o + n) * es, 100, 3));
+      CK_OK(clsDeviceSynchronize());
+      for (size_t i = 0; i < nel; ++i) {
+        long want = odd_val(es, i, 1);
+        if (i >= o + 1 && i < o + 1 + n) want += 2;
+        if (i >= half + o && i < half + o + n)
+          want = odd_val(es, i - half, 1) + 7;
+        if (i >= half + o + n && i < half + o + n + 3)
+          want = odd_val(es, i - half - o - n + 50, 1) + 100;
+        long got = odd_get(h, es, i);
+        ck_assert_msg(got == want,
+                      "%s: %zu-byte elements at +%zu: element %zu is %ld, "
+                      "expected %ld",
+                      what, es, o, i, got, want);
+      }
+    }
+  }
+  CK_OK(clsFree(d));
+  CK_OK(clsModuleUnload(m));
+}
+
+static void host_memory_in_kernels(int *h, const char *what) {
   arith a;
   arith_load(&a);
   int *dp = NULL;
@@ -49,31 +143,8 @@ static void host_memory_in_kernels(int *h, int registered, const char *what) {
   for (int i = 0; i < N; ++i)
     ck_assert_msg(h[i] == (i < IN ? i : -7), "%s inside: h[%d] = %d", what, i,
                   h[i]);
-  /* At an odd offset (a kernel's own pointer arithmetic, d + 1): CUDA
-   * takes it, and so does OpenCL on the buffer path (a hidden offset
-   * argument) and for memory kernels use at its address (fine-grained
-   * SVM, or any host memory with fine-grained system SVM).  Elsewhere (an
-   * SVM device without them: NVIDIA's OpenCL) a host buffer's offset must
-   * be a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN (differences.md). */
-  int dev;
-  clsDeviceProp p;
-  CK_OK(clsGetDevice(&dev));
-  CK_OK(clsGetDeviceProperties(&p, dev));
-  int odd_ok = !strcmp(p.platformName, "CUDA") || p.bufferMemory ||
-               p.pageableMemoryAccess ||
-               (!registered && p.concurrentManagedAccess);
-  for (int i = 0; i < N; ++i) h[i] = i;
-  clsError_t r = launch_fill(&a, NULL, dp + 1, 11, 8);
-  CK_OK(clsDeviceSynchronize());
-  if (odd_ok) {
-    CK_OK(r);
-    for (int i = 0; i < 12; ++i)
-      ck_assert_msg(h[i] == (i >= 1 && i < 9 ? 11 : i), "%s at +1: h[%d] = %d",
-                    what, i, h[i]);
-  } else {
-    CK_CLS(r, clsErrorInvalidValue);
-    ck_assert_msg(h[1] == 1, "%s: a refused launch ran", what);
-  }
+  /* At odd offsets, as a kernel's own pointer arithmetic gives them. */
+  odd_offsets(h, N * sizeof(int), what);
   /* A kernel reads host memory written by the host and writes device
    * memory; copies to and from it still work. */
   int *d = dev_ints(N);
@@ -88,7 +159,7 @@ static void host_memory_in_kernels(int *h, int registered, const char *what) {
 START_TEST(malloc_host_in_kernels) {
   int *h = NULL;
   CK_OK(clsMallocHost((void **)&h, N * sizeof(int)));
-  host_memory_in_kernels(h, 0, "clsMallocHost");
+  host_memory_in_kernels(h, "clsMallocHost");
   CK_OK(clsFreeHost(h));
 }
 END_TEST
@@ -102,7 +173,7 @@ START_TEST(host_alloc_in_kernels) {
     CK_OK(clsHostAlloc((void **)&h, N * sizeof(int), flags[k]));
     char what[64];
     snprintf(what, sizeof what, "clsHostAlloc(0x%x)", flags[k]);
-    host_memory_in_kernels(h, 0, what);
+    host_memory_in_kernels(h, what);
     CK_OK(clsFreeHost(h));
   }
 }
@@ -114,12 +185,12 @@ START_TEST(registered_in_kernels) {
   int *al = NULL;
   ck_assert_int_eq(posix_memalign((void **)&al, 4096, N * sizeof(int)), 0);
   CK_OK(clsHostRegister(al, N * sizeof(int), clsHostRegisterDefault));
-  host_memory_in_kernels(al, 1, "registered (aligned)");
+  host_memory_in_kernels(al, "registered (aligned)");
   CK_OK(clsHostUnregister(al));
   int *m = malloc(N * sizeof(int) + 8);
   int *mu = m + 1; /* not even 8-byte aligned in general */
   CK_OK(clsHostRegister(mu, N * sizeof(int), clsHostRegisterMapped));
-  host_memory_in_kernels(mu, 1, "registered (malloc)");
+  host_memory_in_kernels(mu, "registered (malloc)");
   CK_OK(clsHostUnregister(mu));
   /* Unregistered, it is ordinary memory again: no device pointer. */
   void *dp = NULL;
@@ -205,6 +276,7 @@ START_TEST(managed_in_kernels) {
   host_expect(m, 0, N, "managed memory after clsMemset");
   CK_OK(clsMemcpy(m, d, N * sizeof(int), clsMemcpyDeviceToDevice));
   ck_assert_int_eq(m[IN], 9);
+  odd_offsets(m, N * sizeof(int), "managed");
   CK_OK(clsFree(d));
   CK_OK(clsFree(m));
   arith_unload(&a);
@@ -349,6 +421,55 @@ START_TEST(prefetch_in_stream_order) {
 }
 END_TEST
 
+/* A kernel node passing pinned and registered memory at odd offsets: the
+ * graph replays it as a plain launch does, every time. */
+START_TEST(odd_offsets_in_graph) {
+  int *p = NULL, *r = malloc(N * sizeof(int));
+  ck_assert_ptr_nonnull(r);
+  CK_OK(clsMallocHost((void **)&p, N * sizeof(int)));
+  CK_OK(clsHostRegister(r, N * sizeof(int), clsHostRegisterDefault));
+  clsModule_t m;
+  CK_OK(clsModuleLoadData(&m, odd_src, NULL));
+  clsStream_t s;
+  clsGraph_t g;
+  clsGraphExec_t x;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsFunction_t f;
+  CK_OK(clsModuleGetFunction(&f, m, "add_i"));
+  int *src = p + 1, *dst = r + 3, k = 5;
+  unsigned n = 100;
+  void *args[] = {&src, &dst, &k, &n};
+  CK_OK(
+      clsLaunchKernel(f, (clsDim3){2, 1, 1}, (clsDim3){64, 1, 1}, args, 0, s));
+  src = r + 3, dst = p + 2; /* read back what the first node wrote */
+  CK_OK(
+      clsLaunchKernel(f, (clsDim3){2, 1, 1}, (clsDim3){64, 1, 1}, args, 0, s));
+  CK_OK(clsStreamEndCapture(s, &g));
+  CK_OK(clsGraphInstantiate(&x, g, 0));
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < N; ++i) p[i] = r[i] = i + round;
+    CK_OK(clsGraphLaunch(x, s));
+    CK_OK(clsStreamSynchronize(s));
+    for (int i = 0; i < 110; ++i) {
+      int rw = i >= 3 && i < 103 ? (i - 2) + round + 5 : i + round;
+      int pw = i >= 2 && i < 102 ? (i - 1) + round + 10 : i + round;
+      ck_assert_msg(r[i] == rw && p[i] == pw,
+                    "round %d: r[%d] = %d (expected %d), p[%d] = %d "
+                    "(expected %d)",
+                    round, i, r[i], rw, i, p[i], pw);
+    }
+  }
+  CK_OK(clsGraphExecDestroy(x));
+  CK_OK(clsGraphDestroy(g));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsModuleUnload(m));
+  CK_OK(clsHostUnregister(r));
+  CK_OK(clsFreeHost(p));
+  free(r);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("hostkern");
   TCase *tc = tcase_timed("hostkern", 120);
@@ -360,6 +481,7 @@ int main(void) {
   tcase_add_test(tc, managed_in_kernels);
   tcase_add_test(tc, advise_prefetch_attributes);
   tcase_add_test(tc, two_streams_one_allocation);
+  tcase_add_test(tc, odd_offsets_in_graph);
   suite_add_tcase(s, tc);
   TCase *tc_gate = tcase_tagged(s, "hostkern_gate", 120, "gate");
   tcase_add_test(tc_gate, prefetch_in_stream_order);

@@ -238,6 +238,15 @@ static int cls__force_buffers(void) {
   return v && !strcmp(v, "buffers");
 }
 
+/* CLSTREAM_MEMORY=coarse keeps coarse-grained SVM device memory but
+ * leaves the device's fine-grained SVM unused, so that pinned, registered
+ * and managed memory are host buffers (hostmem.c), as on a device with
+ * coarse-grained SVM alone (NVIDIA's OpenCL): CI on PoCL runs that path. */
+static int cls__force_coarse(void) {
+  const char *v = cls__setting(CLS__SET_MEMORY);
+  return v && !strcmp(v, "coarse");
+}
+
 /* Whether the platform is PoCL 4.x or 5.x, whose CPU drivers release a
  * finished launch's loaded kernel by looking it up by kernel and block
  * alone, ignoring the grid width it was loaded for: two entries of one
@@ -262,6 +271,7 @@ void cls__facts_read(cls__ocl_device *d) {
   f->simulator = cls__facts_simulator(d->plat->name, d->name);
   int svm = f->version >= 20 && (d->svm & CL_DEVICE_SVM_COARSE_GRAIN_BUFFER);
   if (!svm) d->svm = 0; /* never make an SVM call on this device */
+  if (cls__force_coarse()) d->svm &= CL_DEVICE_SVM_COARSE_GRAIN_BUFFER;
   f->buffers = !svm || cls__force_buffers();
   f->flush_runs = cls__has_word(d->plat->name, "oclgrind");
   f->flush_together = cls__has_word(d->plat->name, "rusticl");

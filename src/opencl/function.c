@@ -20,6 +20,7 @@
 #include <string.h>
 
 void cls__ocl_function_free(cls__bfunction *f) {
+  if (f->alt) cls__ocl_function_free(f->alt);
   if (f->k) clReleaseKernel(f->k);
   cls__lock_destroy(&f->lock);
   free(f->bad_msg);
@@ -92,16 +93,16 @@ static char *cls__struct_msg(const char *kname, cl_uint i, size_t size) {
   return m;
 }
 
-/* Sets up f's use of the hidden parameters the rewrite gave kernel
- * `kname` (kernel_rw.c), which follow its own: f->nuser, f->dyn, the
- * pointers' offset arguments, and the globals' base (set once here: the
- * module's globals never move).  Returns CL_SUCCESS or the driver's
- * error. */
-static cl_int cls__hidden(cls__bmodule *m, cls__bfunction *f,
+/* Sets up f's use of the hidden parameters the rewrite `rw` (m's, or its
+ * offset variant's) gave kernel `kname` (kernel_rw.c), which follow its
+ * own: f->nuser, f->dyn, the pointers' offset arguments, and the globals'
+ * base (set once here: the module's globals never move).  Returns
+ * CL_SUCCESS or the driver's error. */
+static cl_int cls__hidden(cls__bmodule *m, const cls__rw *rw, cls__bfunction *f,
                           const char *kname) {
   const cls__rw_kernel *rk = NULL;
-  for (int i = 0; i < m->rw.nkernels && !rk; i++)
-    if (strcmp(m->rw.kernels[i].name, kname) == 0) rk = &m->rw.kernels[i];
+  for (int i = 0; i < rw->nkernels && !rk; i++)
+    if (strcmp(rw->kernels[i].name, kname) == 0) rk = &rw->kernels[i];
   if (!rk || rk->nuser + rk->nhidden != (int)f->nargs) return CL_SUCCESS;
   f->nuser = (cl_uint)rk->nuser;
   for (int j = 0; j < rk->nhidden; j++) {
@@ -211,6 +212,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
                        "out of host memory for a function");
   }
   f->k = k;
+  f->mod = m;
   f->name = fname;
   f->nargs = nargs;
   f->nuser = nargs;
@@ -256,7 +258,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
       if (f->bad_msg) snprintf(f->bad_msg, (size_t)n + 1, fmt, name, why);
     }
   }
-  cl_int herr = cls__hidden(m, f, name);
+  cl_int herr = cls__hidden(m, &m->rw, f, name);
   if (herr != CL_SUCCESS) {
     cls__ocl_function_free(f);
     free(src);
@@ -319,4 +321,72 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   pthread_mutex_unlock(&m->lock);
   *out = f;
   return clsSuccess;
+}
+
+/* ---- The offset variant ------------------------------------------------ */
+
+cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
+                                 char *why, size_t nwhy) {
+  CLS__ASSERT_HELD(&f->lock);
+  *out = f->alt;
+  if (f->alt) return CL_SUCCESS;
+  cl_program prog;
+  const cls__rw *rw;
+  cl_int err = cls__ocl_module_offsets(f->mod, &prog, &rw, why, nwhy);
+  if (err != CL_SUCCESS) return err;
+  cl_kernel k = clCreateKernel(prog, f->name, &err);
+  if (!k || err != CL_SUCCESS) {
+    snprintf(why, nwhy, "clCreateKernel of the variant failed (%d)", (int)err);
+    return err != CL_SUCCESS ? err : CL_OUT_OF_RESOURCES;
+  }
+  cl_uint nargs = 0;
+  err = clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof nargs, &nargs, NULL);
+  cls__bfunction *v = NULL;
+  if (err == CL_SUCCESS && nargs >= f->nuser)
+    v = calloc(1, sizeof *v + (size_t)nargs * sizeof v->args[0]);
+  char *name = v ? strdup(f->name) : NULL;
+  if (!name) {
+    free(v);
+    clReleaseKernel(k);
+    snprintf(why, nwhy, "%s",
+             err != CL_SUCCESS  ? "clGetKernelInfo of the variant failed"
+             : nargs < f->nuser ? "the variant has fewer parameters"
+                                : "out of host memory");
+    return err != CL_SUCCESS  ? err
+           : nargs < f->nuser ? CL_INVALID_VALUE
+                              : CL_OUT_OF_HOST_MEMORY;
+  }
+  /* What the function found about its parameters holds for the variant's
+   * (the same kernel): their kinds, sizes and ways of being set. */
+  *v = (cls__bfunction){.k = k,
+                        .nargs = nargs,
+                        .nuser = nargs,
+                        .dyn = -1,
+                        .static_local = f->static_local,
+                        .bad = -1,
+                        .hint_wg = f->hint_wg,
+                        .keep_args = f->keep_args,
+                        .name = name,
+                        .mod = f->mod};
+  cls__lock_init(&v->lock);
+  for (cl_uint i = 0; i < f->nuser; i++) {
+    v->args[i] = f->args[i];
+    v->args[i].off_arg = 0;
+    v->args[i].held = (cls__argcache){0};
+  }
+  err = cls__hidden(f->mod, rw, v, f->name);
+  if (err == CL_SUCCESS && v->nuser != f->nuser) err = CL_INVALID_VALUE;
+  if (err != CL_SUCCESS) {
+    snprintf(why, nwhy, "%s",
+             err == CL_INVALID_VALUE ? "the variant's parameters differ"
+                                     : "clSetKernelArg (the module's globals)");
+    cls__ocl_function_free(v);
+    return err;
+  }
+  for (cl_uint i = 0; i < v->nuser; i++)
+    if (v->args[i].off_arg && v->args[i].kind == CLS__ARG_POINTER)
+      v->args[i].op = CLS__OP_PTR_OFF;
+  f->alt = v;
+  *out = v;
+  return CL_SUCCESS;
 }

@@ -84,6 +84,15 @@ struct cls__bfunction {
                      never, to rule the cache out when a driver misbehaves) */
   char *name;
   struct cls__bfunction *next; /* the module's list */
+  struct cls__bmodule *mod;    /* its module */
+  /* The offset variant (SVM-memory devices only): the same kernel built
+   * from the module's source rewritten with an offset argument per
+   * pointer parameter (cls__ocl_module_offsets), with its own kernel
+   * object, arguments and lock.  Made on the first launch that passes a
+   * host buffer at an offset no sub-buffer takes; such launches run it
+   * instead (launch.c).  Read and written under `lock`; NULL until then,
+   * and always in a variant itself. */
+  struct cls__bfunction *alt;
   cls__oarg args[];
 };
 
@@ -102,11 +111,32 @@ struct cls__bmodule {
   cls__rw rw;
   void *gstore;
   size_t gbytes;
+  /* SVM-memory devices: the source and options as loaded (before the
+   * rewrite), from which the offset variant's program is built on first
+   * need (`offprog`, with its rewrite's record `offrw`; `off_failed`:
+   * that build failed, with the reason in off_why), under `lock`. */
+  char *plain;
+  char *plain_opts;
+  cl_program offprog;
+  cls__rw offrw;
+  int off_failed;
+  char off_why[240];
 };
 
 /* Measures what m's rewrite asked for and sets up its globals
  * (modmeta.c). */
 clsError_t cls__ocl_module_meta(cls__bmodule *m);
+
+/* The program of m's offset variant (built once, under module.lock; the
+ * caller holds a function's lock) in *prog, with its rewrite's record in
+ * *rw, both m's.  On failure the driver's code (or CL_INVALID_VALUE where
+ * the source cannot be rewritten) with `why` (module.c). */
+cl_int cls__ocl_module_offsets(cls__bmodule *m, cl_program *prog,
+                               const cls__rw **rw, char *why, size_t nwhy);
+/* f's offset variant (see cls__bfunction), made on first need, under
+ * f->lock.  On failure the driver's code with `why` (function.c). */
+cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
+                                 char *why, size_t nwhy);
 
 /* Frees f, which no launch can reach any more (function.c). */
 void cls__ocl_function_free(cls__bfunction *f);

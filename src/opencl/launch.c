@@ -198,6 +198,40 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
   return err;
 }
 
+/* The launch's arguments set on f's offset variant instead (under
+ * f->lock), after setting them on f stopped at argument *i, a host buffer
+ * at an offset no sub-buffer takes (CLS__OCL_NEEDS_OFFSET, memory.c).
+ * The variant is made on first need; its lock is taken and *run set to it
+ * (the caller gives it back), else *run stays f.  Returns as
+ * cls__set_args. */
+static CLS__NOINLINE cl_int
+cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
+                      cls__bfunction **run, cl_uint *i, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
+  const cl_uint at = *i;
+  void *ptr = *(void *const *)args[at];
+  char why[240];
+  cls__bfunction *v;
+  cl_int err = cls__ocl_function_offsets(f, &v, why, sizeof why);
+  if (err != CL_SUCCESS) {
+    *what = cls__ocl_offset_refusal(d, ptr, f->name, why);
+    return err == CL_OUT_OF_HOST_MEMORY ? err : CL_INVALID_ARG_VALUE;
+  }
+  cls__lock_take(&v->lock);
+  *run = v;
+  err = cls__set_args(d, v, args, i, what);
+  if (err == CLS__OCL_NEEDS_OFFSET) {
+    /* A parameter the rewrite gave no offset argument. */
+    *what = cls__ocl_offset_refusal(
+        d, *(void *const *)args[*i], f->name,
+        "this parameter has no offset argument (the kernel's parameter "
+        "list comes from a macro, or it has more pointer parameters than "
+        "the rewrite takes)");
+    err = CL_INVALID_ARG_VALUE;
+  }
+  return err;
+}
+
 /* Why sharedMem cannot be given to f on s's device: the device's local
  * memory less what the kernel declares itself (CUDA's launch check). */
 static CLS__NOINLINE clsError_t cls__shared_error(cls__bfunction *f,
@@ -238,19 +272,23 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   const int guard = s->dev->facts.kc_guard;
   void *kc = guard ? cls__kc_enter(s, f->name, global, local, &b) : NULL;
   cls__lock_take(&f->lock);
+  cls__bfunction *run = f; /* the function whose kernel object runs */
   err = cls__set_args(s->dev, f, args, &i, &what);
-  if (CLS__UNLIKELY(f->dyn >= 0) && i == f->nuser &&
-      (err = cls__set_dyn(f, sharedMem, &what)) != CL_SUCCESS)
-    i = (cl_uint)f->dyn;
+  if (CLS__UNLIKELY(err == CLS__OCL_NEEDS_OFFSET))
+    err = cls__set_args_offsets(s->dev, f, args, &run, &i, &what);
+  if (CLS__UNLIKELY(run->dyn >= 0) && i == f->nuser &&
+      (err = cls__set_dyn(run, sharedMem, &what)) != CL_SUCCESS)
+    i = (cl_uint)run->dyn;
   if (CLS__LIKELY(i == f->nuser)) {
     what = "clEnqueueNDRangeKernel";
     err = cls__ocl_host_args_unmap(s->q, &what); /* hostargs.c */
     if (err == CL_SUCCESS)
-      err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
+      err = clEnqueueNDRangeKernel(s->q, run->k, 3, NULL, global, local, b.n,
                                    b.list,
                                    guard ? &ev : cls__ocl_event_slot(s, &ev));
   }
   cls__ocl_host_args_remap(s->q);
+  if (CLS__UNLIKELY(run != f)) cls__lock_give(&run->lock);
   cls__lock_give(&f->lock);
   int ok = i == f->nuser && err == CL_SUCCESS;
   if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -264,6 +265,75 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
   return sub;
 }
 
+/* What the memory holding p is, for messages. */
+static const char *cls__kind_name(const void *p) {
+  switch (cls__mem_lookup(p, NULL, NULL, NULL)) {
+  case CLS__MEM_DEVICE:
+    return "device memory (clsMalloc)";
+  case CLS__MEM_POOL:
+    return "pool memory (clsMallocAsync)";
+  case CLS__MEM_HOST:
+    return "pinned memory (clsMallocHost)";
+  case CLS__MEM_HOST_MAPPED:
+    return "mapped pinned memory (clsHostAlloc)";
+  case CLS__MEM_REGISTERED:
+    return "registered memory (clsHostRegister)";
+  case CLS__MEM_MANAGED:
+    return "managed memory (clsMallocManaged)";
+  default:
+    return "memory a kernel reaches through a buffer";
+  }
+}
+
+/* The message of the last refusal below on this thread (the launch
+ * reports it at once). */
+static _Thread_local char cls__refusal[640];
+
+const char *cls__ocl_offset_refusal(const cls__ocl_device *d, const void *ptr,
+                                    const char *kname, const char *why) {
+  void *base = NULL;
+  (void)cls__mem_lookup(ptr, &base, NULL, NULL);
+  size_t off = base ? (size_t)((uintptr_t)ptr - (uintptr_t)base) : 0;
+  snprintf(cls__refusal, sizeof cls__refusal,
+           "passing %s at byte offset %zu (not a multiple of the device's "
+           "CL_DEVICE_MEM_BASE_ADDR_ALIGN, %zu bytes) to %s%s%s: %s",
+           cls__kind_name(ptr), off, d->facts.base_align,
+           kname ? "kernel '" : "a kernel", kname ? kname : "",
+           kname ? "'" : "", why);
+  return cls__refusal;
+}
+
+/* Pointer argument i at ptr, `off` bytes into buffer-backed memory, at an
+ * offset no sub-buffer takes (not a multiple of
+ * CL_DEVICE_MEM_BASE_ADDR_ALIGN). */
+static CLS__NOINLINE cl_int cls__unaligned(cls__ocl_device *d, cl_kernel k,
+                                           cl_uint i, void *ptr,
+                                           const char **what, int *svm) {
+  int host = cls__ocl_hostbuf_at(ptr);
+  if (host && d->ident.system_svm && d->svm) {
+    /* Host memory on an SVM device that reaches any host memory: the
+     * address itself. */
+    *what = "clSetKernelArgSVMPointer";
+    *svm = 1;
+    return clSetKernelArgSVMPointer(k, i, ptr);
+  }
+  if (host && !d->facts.buffers) {
+    /* A host buffer on a device whose modules are built as written (SVM
+     * memory): the launch passes it as the buffer and an offset, through
+     * the function's offset variant (launch.c). */
+    *what = "a host buffer at an unaligned offset";
+    return CLS__OCL_NEEDS_OFFSET;
+  }
+  /* The buffer path, for a pointer parameter the rewrite gave no offset
+   * argument (kernel_rw.c). */
+  *what = cls__ocl_offset_refusal(
+      d, ptr, NULL,
+      "the parameter has no offset argument (the kernel's parameter list "
+      "comes from a macro, or it has more pointer parameters than the "
+      "rewrite takes), so the offset must be such a multiple");
+  return CL_INVALID_ARG_VALUE;
+}
+
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm) {
   *svm = 0;
@@ -288,13 +358,12 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                 kind == CLS__MEM_HOST ||
                 (kind == CLS__MEM_REGISTERED && d->ident.system_svm);
     if (!reach) {
-      *what = kind == CLS__MEM_HOST
-                  ? "passing clsMallocHost memory to a kernel (page-locked "
-                    "memory is not kernel memory on OpenCL; use "
-                    "clsHostAlloc with clsHostAllocMapped and "
-                    "clsHostGetDevicePointer)"
-                  : "passing a pointer that is not device memory (nor mapped "
-                    "host memory) to a kernel";
+      *what = kind == CLS__MEM_REGISTERED
+                  ? "passing registered memory (clsHostRegister) that no "
+                    "buffer covers to a kernel (see the reason "
+                    "clsHostRegister logged)"
+                  : "passing a pointer that is not device memory (nor "
+                    "pinned, registered or managed memory) to a kernel";
       return CL_INVALID_ARG_VALUE;
     }
     if (kind != CLS__MEM_HOST_MAPPED && kind != CLS__MEM_REGISTERED &&
@@ -314,21 +383,8 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   }
   *what = "clSetKernelArg";
   if (off == 0) return clSetKernelArg(k, i, sizeof mem, &mem);
-  if (off % d->facts.base_align != 0 && d->ident.system_svm && d->svm &&
-      cls__ocl_hostbuf_at(ptr)) {
-    /* Host memory at an offset no sub-buffer takes, on an SVM device that
-     * reaches any host memory: the address itself. */
-    *what = "clSetKernelArgSVMPointer";
-    *svm = 1;
-    return clSetKernelArgSVMPointer(k, i, ptr);
-  }
-  if (off % d->facts.base_align != 0) {
-    *what = "passing a pointer inside a clsMalloc allocation to a kernel "
-            "on a buffer-memory device: its offset must be a multiple of "
-            "the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (clstream-info "
-            "shows it)";
-    return CL_INVALID_ARG_VALUE;
-  }
+  if (CLS__UNLIKELY(off % d->facts.base_align != 0))
+    return cls__unaligned(d, k, i, ptr, what, svm);
   cl_int err;
   cl_mem sub = cls__sub_at(ptr, &err);
   if (!sub) {

@@ -32,16 +32,33 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
                              const cl_event *wl, cl_event *ev,
                              const char **what);
 
+/* Not an OpenCL code: cls__ocl_set_pointer_arg's answer for a pointer
+ * into a host buffer (pinned, registered or host-mapped managed memory)
+ * at an offset no sub-buffer takes, on a device whose modules are built
+ * without offset arguments (SVM memory).  The launch passes it as the
+ * buffer and an offset through the function's offset variant (launch.c,
+ * function.c); the argument is left unset. */
+#define CLS__OCL_NEEDS_OFFSET (-1999)
+
 /* Sets kernel argument i of k to device pointer ptr for a launch on d:
  * an SVM pointer, NULL, or for buffer-backed memory the buffer itself (at
  * its start) or a sub-buffer (inside it, at an offset that is a multiple
- * of CL_DEVICE_MEM_BASE_ADDR_ALIGN; other offsets are refused with
- * CL_INVALID_ARG_VALUE).  *what names the call made, or the rule broken;
+ * of CL_DEVICE_MEM_BASE_ADDR_ALIGN).  Other offsets: a host buffer's on an
+ * SVM-memory device is CLS__OCL_NEEDS_OFFSET (above), anything else
+ * CL_INVALID_ARG_VALUE, with *what saying why and naming the memory.
+ * *what names the call made, or the rule broken;
  * *svm is 1 when the call made was clSetKernelArgSVMPointer (the
  * argument now holds an SVM pointer), else 0.  Its caller holds the
  * function's lock (launch.c, which asserts it). */
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
+
+/* Why a pointer at ptr, at an offset no sub-buffer takes, cannot go to
+ * kernel `kname` (NULL: unknown) of d: the memory's kind and the offset,
+ * then `why`.  Formatted into a buffer of the calling thread, valid until
+ * its next call. */
+const char *cls__ocl_offset_refusal(const cls__ocl_device *d, const void *ptr,
+                                    const char *kname, const char *why);
 
 /* ---- Host buffers (hostmem.c) -----------------------------------------
  * Host memory that kernels reach through a cl_mem buffer whose memory it

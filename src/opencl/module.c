@@ -102,6 +102,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
                                           : clsErrorInvalidSource,
         "the kernel source cannot be prepared for %s: %s", d->name, why);
   }
+  const char *plain_src = source;
   if (rw.source) source = rw.source;
 
   int from_source = cls__arg_info_from_source();
@@ -152,10 +153,19 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
     m->source = strdup(source);
     m->options = strdup(options ? options : "");
   }
-  if (!m || (from_source && (!m->source || !m->options))) {
+  /* On SVM memory, what the offset variant is built from. */
+  const int plain = !d->facts.buffers;
+  if (m && plain) {
+    m->plain = strdup(plain_src);
+    m->plain_opts = strdup(options ? options : "");
+  }
+  if (!m || (from_source && (!m->source || !m->options)) ||
+      (plain && (!m->plain || !m->plain_opts))) {
     if (m) {
       free(m->source);
       free(m->options);
+      free(m->plain);
+      free(m->plain_opts);
     }
     free(m);
     clReleaseProgram(p);
@@ -209,12 +219,76 @@ static void cls__module_free(cls__bmodule *m) {
     f = next;
   }
   clReleaseProgram(m->prog);
+  if (m->offprog) clReleaseProgram(m->offprog);
   pthread_mutex_destroy(&m->lock);
   if (m->gstore) (void)cls__b_free(m->dev->index, m->gstore);
   cls__rw_free(&m->rw);
+  cls__rw_free(&m->offrw);
   free(m->source);
   free(m->options);
+  free(m->plain);
+  free(m->plain_opts);
   free(m);
+}
+
+/* ---- The offset variant ------------------------------------------------ */
+
+/* Builds m's source as the buffer path would (every pointer parameter
+ * with an offset argument) into m->offprog, under m->lock.  The variant
+ * shares the module's globals (its kernels take m->gstore), so neither of
+ * the rewrite's helper kernels is run again. */
+static cl_int cls__offsets_build(cls__bmodule *m, char *why, size_t nwhy) {
+  cls__ocl_device *d = m->dev;
+  cls__rw rw;
+  if (cls__rewrite(m->plain, m->plain_opts, d->predef, 1, &rw, why, nwhy) != 0)
+    return strstr(why, "out of host memory") ? CL_OUT_OF_HOST_MEMORY
+                                             : CL_INVALID_VALUE;
+  cl_int err;
+  cl_program p = cls__build(d, rw.source ? rw.source : m->plain, NULL,
+                            m->plain_opts, &err);
+  if (err != CL_SUCCESS) {
+    if (err == CL_BUILD_PROGRAM_FAILURE) {
+      char *log = p ? cls__build_log(p, d->id, 0) : NULL;
+      snprintf(why, nwhy, "the rewritten source failed to build: %s",
+               log ? log : "(no log)");
+      free(log);
+    } else {
+      snprintf(why, nwhy, "clBuildProgram failed (%d)", (int)err);
+    }
+    if (p) clReleaseProgram(p);
+    cls__rw_free(&rw);
+    return err;
+  }
+  free(rw.source);
+  rw.source = NULL;
+  m->offrw = rw;
+  m->offprog = p;
+  return CL_SUCCESS;
+}
+
+cl_int cls__ocl_module_offsets(cls__bmodule *m, cl_program *prog,
+                               const cls__rw **rw, char *why, size_t nwhy) {
+  cl_int err = CL_SUCCESS;
+  pthread_mutex_lock(&m->lock);
+  if (!m->plain) {
+    snprintf(why, nwhy, "the module keeps no source to rewrite");
+    err = CL_INVALID_VALUE;
+  } else if (m->off_failed) {
+    snprintf(why, nwhy, "%s", m->off_why);
+    err = CL_INVALID_VALUE;
+  } else if (!m->offprog) {
+    /* A compile, not a device wait, under the locks of the launch that
+     * first needs it (stream.lock, function.lock). */
+    err = cls__offsets_build(m, why, nwhy);
+    if (err == CL_INVALID_VALUE || err == CL_BUILD_PROGRAM_FAILURE) {
+      m->off_failed = 1; /* a fact of the source: not tried again */
+      snprintf(m->off_why, sizeof m->off_why, "%s", why);
+    }
+  }
+  *prog = m->offprog;
+  *rw = &m->offrw;
+  pthread_mutex_unlock(&m->lock);
+  return err;
 }
 
 /* An object waiting for the work pending when it was let go (a module at
