@@ -215,7 +215,11 @@ cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
   cl_int err = cls__ocl_function_offsets(f, &v, why, sizeof why);
   if (err != CL_SUCCESS) {
     *what = cls__ocl_offset_refusal(d, ptr, f->name, why);
-    return err == CL_OUT_OF_HOST_MEMORY ? err : CL_INVALID_ARG_VALUE;
+    /* A fact of the source is InvalidValue; the driver's other failures
+     * (out of resources: transient) keep their codes. */
+    return err == CL_INVALID_VALUE || err == CL_BUILD_PROGRAM_FAILURE
+               ? CL_INVALID_ARG_VALUE
+               : err;
   }
   cls__lock_take(&v->lock);
   *run = v;

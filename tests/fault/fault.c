@@ -516,7 +516,7 @@ static int host_want(const unsigned *h, unsigned v, const char *what) {
 }
 
 static void sc_hostmem(void) {
-  static _Alignas(4096) unsigned reg[N];
+  static _Alignas(4096) unsigned reg[N + 1];
   unsigned *pin = NULL, *man = NULL;
   clsMemLocation dev0 = {clsMemLocationTypeDevice, 0};
   STEP(load_module());
@@ -533,6 +533,12 @@ static void sc_hostmem(void) {
   STEP(clsDeviceSynchronize());
   if (!host_want(pin, 7, "pinned") || !host_want(reg, 8, "registered") ||
       !host_want(man, 9, "managed"))
+    g_unusable = 2;
+  /* An odd offset into host memory (on SVM: the offset variant's build
+   * and launch; on buffers: the hidden offset argument). */
+  STEP(fill(g_s2, reg + 1, 10));
+  STEP(clsDeviceSynchronize());
+  if (!g_unusable && !host_want(reg + 1, 10, "registered at +1"))
     g_unusable = 2;
   /* Each frees or unregisters first and may then report a failed wait
    * (as clsFree in sc_destroy): not retried. */
