@@ -74,7 +74,8 @@ cl_int cls__ocl_host_args_unmap(cl_command_queue q, const char **what) {
   return err;
 }
 
-void cls__ocl_host_args_remap(cl_command_queue q) {
+cl_event cls__ocl_host_args_remap(cl_command_queue q) {
+  cl_event last = NULL;
   for (unsigned k = 0; k < cls__hargs.n; ++k) {
     if (!cls__hargs.unmapped[k]) continue;
     cls__rangetab_wrlock(&cls__hstates);
@@ -96,10 +97,15 @@ void cls__ocl_host_args_remap(cl_command_queue q) {
       }
       if (a->remap) clReleaseEvent(a->remap);
       a->remap = err == CL_SUCCESS ? ev : NULL;
+      if (a->remap && clRetainEvent(a->remap) == CL_SUCCESS) {
+        if (last) clReleaseEvent(last);
+        last = a->remap;
+      }
     }
     cls__rangetab_unlock(&cls__hstates);
   }
   cls__hargs.n = 0;
+  return last;
 }
 
 void cls__ocl_hargs_forget(void *base) {

@@ -12,9 +12,12 @@ void cls__ocl_harg_note(cl_mem mem, void *base, size_t size);
  * thread: gives the host buffers it passes to the device in queue q
  * (unmaps them; a failure is returned with *what naming the call, and the
  * launch is not to be enqueued), and after the enqueue (made, failed or
- * skipped) back to the host (maps them again) and forgets the list. */
+ * skipped) back to the host (maps them again) and forgets the list.  The
+ * remap returns the event of the last map it enqueued, retained for the
+ * caller (NULL: none): the launch is over for the host only once it is
+ * complete, so a launch with an event stands for it by that one. */
 cl_int cls__ocl_host_args_unmap(cl_command_queue q, const char **what);
-void cls__ocl_host_args_remap(cl_command_queue q);
+cl_event cls__ocl_host_args_remap(cl_command_queue q);
 /* Forgets the launch state of the host buffer at base (freed). */
 void cls__ocl_hargs_forget(void *base);
 

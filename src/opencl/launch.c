@@ -291,10 +291,22 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                                    b.list,
                                    guard ? &ev : cls__ocl_event_slot(s, &ev));
   }
-  cls__ocl_host_args_remap(s->q);
+  cl_event mapped = cls__ocl_host_args_remap(s->q);
   if (CLS__UNLIKELY(run != f)) cls__lock_give(&run->lock);
   cls__lock_give(&f->lock);
   int ok = i == f->nuser && err == CL_SUCCESS;
+  if (CLS__UNLIKELY(mapped)) {
+    /* Host buffers went back to the host after the kernel: where the
+     * launch has an event, the map's stands for it (a record or a
+     * synchronize behind the launch then covers the map); without one the
+     * stream's next barrier does. */
+    if (ok && ev) {
+      clReleaseEvent(ev);
+      ev = mapped;
+    } else {
+      clReleaseEvent(mapped);
+    }
+  }
   if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);
   if (CLS__LIKELY(ok && !ev)) {
     cls__ocl_end_unnamed(s, &b);
