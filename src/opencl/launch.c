@@ -198,6 +198,53 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
   return err;
 }
 
+/* Sets every argument of offset variant v from args (under v->lock),
+ * none skipped: its launches are rare, and so the launch path's own
+ * helpers each keep one caller (and stay inline there).  A pointer goes
+ * as its buffer and offset where the variant has its offset argument.
+ * Returns as cls__set_args. */
+static cl_int cls__set_variant_args(cls__ocl_device *d, cls__bfunction *v,
+                                    void **args, cl_uint *i,
+                                    const char **what) {
+  CLS__ASSERT_HELD(&v->lock);
+  cl_int err = CL_SUCCESS;
+  cl_uint n = 0;
+  for (; n < v->nuser && err == CL_SUCCESS; ++n) {
+    const cls__oarg *p = &v->args[n];
+    const void *a = args[n];
+    if (!a) {
+      *i = n;
+      *what = NULL;
+      return CL_INVALID_ARG_VALUE;
+    }
+    *what = "clSetKernelArg";
+    if (p->kind == CLS__ARG_POINTER) {
+      void *ptr = *(void *const *)a;
+      cl_mem mem;
+      size_t off = 0;
+      int svm;
+      if (p->op != CLS__OP_PTR_OFF)
+        err = cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
+      else if (ptr && cls__ocl_arg_buffer_at(ptr, &mem, &off))
+        err = clSetKernelArg(v->k, n, sizeof mem, &mem);
+      else
+        err = cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
+      const cl_ulong o = off;
+      if (err == CL_SUCCESS && p->op == CLS__OP_PTR_OFF)
+        err = clSetKernelArg(v->k, p->off_arg, sizeof o, &o);
+    } else if (p->kind == CLS__ARG_VEC3) {
+      unsigned char v3[CLS__VEC3_MAX] = {0};
+      memcpy(v3, a, p->copy);
+      err = clSetKernelArg(v->k, n, p->size, v3);
+    } else {
+      err = clSetKernelArg(v->k, n, p->size, a);
+    }
+    if (err != CL_SUCCESS) break;
+  }
+  *i = n;
+  return err;
+}
+
 /* The launch's arguments set on f's offset variant instead (under
  * f->lock), after setting them on f stopped at argument *i, a host buffer
  * at an offset no sub-buffer takes (CLS__OCL_NEEDS_OFFSET, memory.c).
@@ -223,7 +270,7 @@ cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
   }
   cls__lock_take(&v->lock);
   *run = v;
-  err = cls__set_args(d, v, args, i, what);
+  err = cls__set_variant_args(d, v, args, i, what);
   if (err == CLS__OCL_NEEDS_OFFSET) {
     /* A parameter the rewrite gave no offset argument. */
     *what = cls__ocl_offset_refusal(
@@ -234,6 +281,47 @@ cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
     err = CL_INVALID_ARG_VALUE;
   }
   return err;
+}
+
+/* The rest of a launch of f on s whose arguments did not all go to f's
+ * kernel object (CLS__OCL_NEEDS_OFFSET at argument *i): it sets them on
+ * the offset variant and enqueues that, as cls__b_launch does with f
+ * (under f->lock, taking the variant's lock around it).  *ev as for
+ * clEnqueueNDRangeKernel; returns the error, *i and *what as
+ * cls__b_launch reads them. */
+static CLS__NOINLINE cl_int cls__launch_variant(
+    cls__bstream *s, cls__bfunction *f, void **args, size_t sharedMem,
+    const size_t *global, const size_t *local, const cls__ocl_batch *b,
+    cl_event *ev, cl_uint *i, const char **what) {
+  cls__bfunction *v = f;
+  cl_int err = cls__set_args_offsets(s->dev, f, args, &v, i, what);
+  if (v->dyn >= 0 && *i == f->nuser &&
+      (err = cls__set_dyn(v, sharedMem, what)) != CL_SUCCESS)
+    *i = (cl_uint)v->dyn;
+  if (*i == f->nuser) {
+    *what = "clEnqueueNDRangeKernel";
+    err = cls__ocl_host_args_unmap(s->q, what); /* hostargs.c */
+    if (err == CL_SUCCESS)
+      err = clEnqueueNDRangeKernel(s->q, v->k, 3, NULL, global, local, b->n,
+                                   b->list, ev);
+  }
+  if (v != f) cls__lock_give(&v->lock);
+  return err;
+}
+
+/* A launch that gave host buffers back to the host after its kernel (the
+ * map's event `mapped`, the caller's): where the launch has its event
+ * `ev`, the map's stands for it instead (a record or a synchronize behind
+ * the launch then covers the map); without one the stream's next barrier
+ * does.  Returns the launch's event from now on. */
+static CLS__NOINLINE cl_event cls__mapped_event(cl_event mapped, int ok,
+                                                cl_event ev) {
+  if (ok && ev) {
+    clReleaseEvent(ev);
+    return mapped;
+  }
+  clReleaseEvent(mapped);
+  return ev;
 }
 
 /* Why sharedMem cannot be given to f on s's device: the device's local
@@ -276,37 +364,28 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   const int guard = s->dev->facts.kc_guard;
   void *kc = guard ? cls__kc_enter(s, f->name, global, local, &b) : NULL;
   cls__lock_take(&f->lock);
-  cls__bfunction *run = f; /* the function whose kernel object runs */
   err = cls__set_args(s->dev, f, args, &i, &what);
-  if (CLS__UNLIKELY(err == CLS__OCL_NEEDS_OFFSET))
-    err = cls__set_args_offsets(s->dev, f, args, &run, &i, &what);
-  if (CLS__UNLIKELY(run->dyn >= 0) && i == f->nuser &&
-      (err = cls__set_dyn(run, sharedMem, &what)) != CL_SUCCESS)
-    i = (cl_uint)run->dyn;
-  if (CLS__LIKELY(i == f->nuser)) {
-    what = "clEnqueueNDRangeKernel";
-    err = cls__ocl_host_args_unmap(s->q, &what); /* hostargs.c */
-    if (err == CL_SUCCESS)
-      err = clEnqueueNDRangeKernel(s->q, run->k, 3, NULL, global, local, b.n,
-                                   b.list,
-                                   guard ? &ev : cls__ocl_event_slot(s, &ev));
+  if (CLS__LIKELY(err != CLS__OCL_NEEDS_OFFSET)) {
+    if (CLS__UNLIKELY(f->dyn >= 0) && i == f->nuser &&
+        (err = cls__set_dyn(f, sharedMem, &what)) != CL_SUCCESS)
+      i = (cl_uint)f->dyn;
+    if (CLS__LIKELY(i == f->nuser)) {
+      what = "clEnqueueNDRangeKernel";
+      err = cls__ocl_host_args_unmap(s->q, &what); /* hostargs.c */
+      if (err == CL_SUCCESS)
+        err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
+                                     b.list,
+                                     guard ? &ev : cls__ocl_event_slot(s, &ev));
+    }
+  } else {
+    err = cls__launch_variant(s, f, args, sharedMem, global, local, &b,
+                              guard ? &ev : cls__ocl_event_slot(s, &ev), &i,
+                              &what);
   }
   cl_event mapped = cls__ocl_host_args_remap(s->q);
-  if (CLS__UNLIKELY(run != f)) cls__lock_give(&run->lock);
   cls__lock_give(&f->lock);
   int ok = i == f->nuser && err == CL_SUCCESS;
-  if (CLS__UNLIKELY(mapped)) {
-    /* Host buffers went back to the host after the kernel: where the
-     * launch has an event, the map's stands for it (a record or a
-     * synchronize behind the launch then covers the map); without one the
-     * stream's next barrier does. */
-    if (ok && ev) {
-      clReleaseEvent(ev);
-      ev = mapped;
-    } else {
-      clReleaseEvent(mapped);
-    }
-  }
+  if (CLS__UNLIKELY(mapped)) ev = cls__mapped_event(mapped, ok, ev);
   if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);
   if (CLS__LIKELY(ok && !ev)) {
     cls__ocl_end_unnamed(s, &b);
