@@ -261,7 +261,10 @@ cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
   cls__bfunction *v;
   cl_int err = cls__ocl_function_offsets(f, &v, why, sizeof why);
   if (err != CL_SUCCESS) {
-    *what = cls__ocl_offset_refusal(d, ptr, f->name, why);
+    char clause[300];
+    snprintf(clause, sizeof clause,
+             "the kernel's offset variant could not be made (%s)", why);
+    *what = cls__ocl_offset_refusal(d, ptr, clause);
     /* A fact of the source is InvalidValue; the driver's other failures
      * (out of resources: transient) keep their codes. */
     return err == CL_INVALID_VALUE || err == CL_BUILD_PROGRAM_FAILURE
@@ -274,8 +277,8 @@ cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
   if (err == CLS__OCL_NEEDS_OFFSET) {
     /* A parameter the rewrite gave no offset argument. */
     *what = cls__ocl_offset_refusal(
-        d, *(void *const *)args[*i], f->name,
-        "this parameter has no offset argument (the kernel's parameter "
+        d, *(void *const *)args[*i],
+        "the parameter has no offset argument (the kernel's parameter "
         "list comes from a macro, or it has more pointer parameters than "
         "the rewrite takes)");
     err = CL_INVALID_ARG_VALUE;
@@ -414,6 +417,12 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                            ? "CL_OUT_OF_RESOURCES"
                            : "CL_INVALID_WORK_GROUP_SIZE",
                        f->hint_wg);
+  /* memory.c's refusals of a pointer, which no driver call made, each
+   * open with "passing". */
+  if (i != f->nuser && err == CL_INVALID_ARG_VALUE &&
+      !strncmp(what, "passing ", 8))
+    return cls__reason(clsErrorInvalidValue, "%s (kernel '%s' parameter %u)",
+                       what, f->name, (unsigned)i);
   if (i != f->nuser) {
     char buf[320];
     snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,

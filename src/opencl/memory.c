@@ -267,52 +267,43 @@ static cl_mem cls__sub_at(const void *p, cl_int *err) {
 
 /* What the memory holding p is, for messages. */
 static const char *cls__kind_name(const void *p) {
-  switch (cls__mem_lookup(p, NULL, NULL, NULL)) {
-  case CLS__MEM_DEVICE:
-    return "device memory (clsMalloc)";
-  case CLS__MEM_POOL:
-    return "pool memory (clsMallocAsync)";
-  case CLS__MEM_HOST:
-    return "pinned memory (clsMallocHost)";
-  case CLS__MEM_HOST_MAPPED:
-    return "mapped pinned memory (clsHostAlloc)";
-  case CLS__MEM_REGISTERED:
-    return "registered memory (clsHostRegister)";
-  case CLS__MEM_MANAGED:
-    return "managed memory (clsMallocManaged)";
-  default:
-    return "memory a kernel reaches through a buffer";
-  }
+  static const char *const name[] = {
+      [CLS__MEM_DEVICE] = "device memory (clsMalloc)",
+      [CLS__MEM_POOL] = "pool memory (clsMallocAsync)",
+      [CLS__MEM_HOST] = "pinned memory (clsMallocHost)",
+      [CLS__MEM_HOST_MAPPED] = "mapped pinned memory (clsHostAlloc)",
+      [CLS__MEM_REGISTERED] = "registered memory (clsHostRegister)",
+      [CLS__MEM_MANAGED] = "managed memory (clsMallocManaged)"};
+  int k = cls__mem_lookup(p, NULL, NULL, NULL);
+  return k > 0 && (size_t)k < sizeof name / sizeof name[0] && name[k]
+             ? name[k]
+             : "memory a kernel reaches through a buffer";
 }
 
-/* The message of the last refusal below on this thread (the launch
- * reports it at once). */
+/* The thread's last refusal message (the launch reports it at once). */
 static _Thread_local char cls__refusal[640];
 
 const char *cls__ocl_offset_refusal(const cls__ocl_device *d, const void *ptr,
-                                    const char *kname, const char *why) {
+                                    const char *why) {
   void *base = NULL;
   (void)cls__mem_lookup(ptr, &base, NULL, NULL);
   size_t off = base ? (size_t)((uintptr_t)ptr - (uintptr_t)base) : 0;
   snprintf(cls__refusal, sizeof cls__refusal,
-           "passing %s at byte offset %zu (not a multiple of the device's "
-           "CL_DEVICE_MEM_BASE_ADDR_ALIGN, %zu bytes) to %s%s%s: %s",
-           cls__kind_name(ptr), off, d->facts.base_align,
-           kname ? "kernel '" : "a kernel", kname ? kname : "",
-           kname ? "'" : "", why);
+           "passing %s at byte offset %zu to a kernel: the offset is not a "
+           "multiple of the device's CL_DEVICE_MEM_BASE_ADDR_ALIGN (%zu "
+           "bytes), and %s",
+           cls__kind_name(ptr), off, d->facts.base_align, why);
   return cls__refusal;
 }
 
-/* Pointer argument i at ptr, `off` bytes into buffer-backed memory, at an
- * offset no sub-buffer takes (not a multiple of
- * CL_DEVICE_MEM_BASE_ADDR_ALIGN). */
+/* Pointer argument i at ptr inside buffer-backed memory, at an offset no
+ * sub-buffer takes (not a multiple of CL_DEVICE_MEM_BASE_ADDR_ALIGN). */
 static CLS__NOINLINE cl_int cls__unaligned(cls__ocl_device *d, cl_kernel k,
                                            cl_uint i, void *ptr,
                                            const char **what, int *svm) {
   int host = cls__ocl_hostbuf_at(ptr);
   if (host && d->ident.system_svm && d->svm) {
-    /* Host memory on an SVM device that reaches any host memory: the
-     * address itself. */
+    /* An SVM device that reaches any host memory: the address itself. */
     *what = "clSetKernelArgSVMPointer";
     *svm = 1;
     return clSetKernelArgSVMPointer(k, i, ptr);
@@ -327,10 +318,10 @@ static CLS__NOINLINE cl_int cls__unaligned(cls__ocl_device *d, cl_kernel k,
   /* The buffer path, for a pointer parameter the rewrite gave no offset
    * argument (kernel_rw.c). */
   *what = cls__ocl_offset_refusal(
-      d, ptr, NULL,
+      d, ptr,
       "the parameter has no offset argument (the kernel's parameter list "
       "comes from a macro, or it has more pointer parameters than the "
-      "rewrite takes), so the offset must be such a multiple");
+      "rewrite takes)");
   return CL_INVALID_ARG_VALUE;
 }
 

@@ -53,12 +53,13 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
 
-/* Why a pointer at ptr, at an offset no sub-buffer takes, cannot go to
- * kernel `kname` (NULL: unknown) of d: the memory's kind and the offset,
- * then `why`.  Formatted into a buffer of the calling thread, valid until
+/* Why a pointer at ptr, at an offset no sub-buffer takes, cannot go to a
+ * kernel on d: the memory's kind and the offset, then `why` (a clause).
+ * Opens with "passing", as every refusal here (launch.c reports them
+ * as such).  Formatted into a buffer of the calling thread, valid until
  * its next call. */
 const char *cls__ocl_offset_refusal(const cls__ocl_device *d, const void *ptr,
-                                    const char *kname, const char *why);
+                                    const char *why);
 
 /* ---- Host buffers (hostmem.c) -----------------------------------------
  * Host memory that kernels reach through a cl_mem buffer whose memory it
