@@ -278,12 +278,12 @@ typedef struct clsDeviceProp {
                                          CLSTREAM_MEMORY=buffers); 0 for SVM. */
   int simulator;                      /* 1 for a simulator (Oclgrind): listed
                                          after every other device. */
-  size_t bufferArgAlign;              /* With bufferMemory: a kernel pointer
-                                         argument inside an allocation must lie at
-                                         an offset that is a multiple of this many
-                                         bytes (CL_DEVICE_MEM_BASE_ADDR_ALIGN);
-                                         other offsets give clsErrorInvalidValue.
-                                         1 otherwise. */
+  size_t bufferArgAlign;              /* With bufferMemory: the bytes of
+                                         CL_DEVICE_MEM_BASE_ADDR_ALIGN, which a
+                                         pointer's offset must be a multiple of
+                                         only for a kernel whose parameter list
+                                         comes from a macro (any offset works
+                                         elsewhere).  1 otherwise. */
   int timerIsHostClock;               /* 1 when the device's profiling clock
                                          was found at start-up to be a host
                                          clock (PoCL): a timed record on an
