@@ -4,7 +4,7 @@
 #include "capture.h"
 
 #include "device.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <stdlib.h>
 #include <string.h>
