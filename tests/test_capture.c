@@ -7,18 +7,6 @@
 
 #define N 256
 
-/* Ends the capture on s, instantiates it, destroys the graph and returns
- * the exec (asserts). */
-static clsGraphExec_t end_and_instantiate(clsStream_t s) {
-  clsGraph_t g = NULL;
-  CK_OK(clsStreamEndCapture(s, &g));
-  ck_assert_ptr_nonnull(g);
-  clsGraphExec_t x = NULL;
-  CK_OK(clsGraphInstantiate(&x, g, 0));
-  CK_OK(clsGraphDestroy(g));
-  return x;
-}
-
 static size_t node_count(clsGraph_t g) {
   size_t n = 12345;
   CK_OK(clsGraphGetNodes(g, NULL, &n));
@@ -64,9 +52,8 @@ START_TEST(capture_runs_per_launch) {
   arith_load(&a);
   int *d = dev_ints(N);
   dev_set(d, 1, N);
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(launch_scale(&a, s, d, 2, N));
   CK_OK(launch_scale(&a, s, d, 3, N));
   clsGraphExec_t x = end_and_instantiate(s);
@@ -113,9 +100,8 @@ START_TEST(capture_pinned_copy_reads_at_replay) {
   int *h, *d = dev_ints(N);
   CK_OK(clsMallocHost((void **)&h, N * sizeof(int)));
   for (int i = 0; i < N; ++i) h[i] = 1;
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(clsMemcpyAsync(d, h, N * sizeof(int), clsMemcpyHostToDevice, s));
   clsGraphExec_t x = end_and_instantiate(s);
   for (int i = 0; i < N; ++i) h[i] = 2;
@@ -161,9 +147,8 @@ START_TEST(capture_host_function_per_launch) {
   CK_OK(clsMallocHost((void **)&h, sizeof(int)));
   seen sn = {h, 0, 0};
   atomic_int cb = 0;
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   int *ones = NULL;
   CK_CLS(clsMalloc((void **)&ones, sizeof(int)),
          clsErrorStreamCaptureUnsupported);
@@ -199,9 +184,8 @@ END_TEST
 /* Row: an empty capture is a graph of 0 nodes that instantiates and
  * launches. */
 START_TEST(capture_empty) {
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeRelaxed));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeRelaxed);
   clsGraph_t g;
   CK_OK(clsStreamEndCapture(s, &g));
   ck_assert_uint_eq(node_count(g), 0);
@@ -290,9 +274,7 @@ END_TEST
 /* Begins a capture on a new stream with one kernel in it. */
 static clsStream_t begin_with_work(const arith *a, int *d,
                                    clsStreamCaptureMode mode) {
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, mode));
+  clsStream_t s = capturing_stream(clsStreamDefault, mode);
   CK_OK(launch_fill(a, s, d, 1, N));
   return s;
 }
@@ -404,8 +386,7 @@ START_TEST(capture_legacy_launch_implicit) {
   clsStream_t s = begin_with_work(&a, d, clsStreamCaptureModeRelaxed);
   CK_CLS(launch_fill(&a, NULL, d, 2, N), clsErrorStreamCaptureImplicit);
   expect_invalidated(s);
-  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeRelaxed));
+  s = capturing_stream(clsStreamNonBlocking, clsStreamCaptureModeRelaxed);
   CK_OK(launch_fill(&a, s, d, 1, N));
   CK_OK(launch_fill(&a, NULL, d, 2, N));
   clsGraphExec_t x = end_and_instantiate(s);
@@ -668,8 +649,7 @@ START_TEST(capture_bad_input) {
          clsErrorInvalidResourceHandle);
   CK_OK(clsStreamDestroy(s));
   /* A destroyed capturing stream takes its capture with it. */
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  s = capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(clsStreamDestroy(s));
   void *p;
   CK_OK(clsMalloc(&p, 16));
