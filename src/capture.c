@@ -77,19 +77,32 @@ clsError_t cls__member_add(cls__bstream *b, cls__capture *cap, int blocking,
   return clsSuccess;
 }
 
+/* Takes the member at *p out of the list and frees it. */
+static void cls__member_unlink(cls__member **p) {
+  cls__member *m = *p;
+  *p = m->next;
+  m->cap->members--;
+  free(m->tail);
+  free(m);
+  atomic_fetch_sub(&cls__cap_live, 1);
+}
+
+void cls__member_remove(cls__member *m) {
+  for (cls__member **p = &cls__members; *p; p = &(*p)->next)
+    if (*p == m) {
+      cls__member_unlink(p);
+      return;
+    }
+}
+
 /* Removes every member of cap and frees it (its graph too, unless
  * keep_graph). */
 void cls__capture_end(cls__capture *cap, int keep_graph) {
   for (cls__member **p = &cls__members; *p;) {
-    cls__member *m = *p;
-    if (m->cap == cap) {
-      *p = m->next;
-      free(m->tail);
-      free(m);
-      atomic_fetch_sub(&cls__cap_live, 1);
-    } else {
-      p = &m->next;
-    }
+    if ((*p)->cap == cap)
+      cls__member_unlink(p);
+    else
+      p = &(*p)->next;
   }
   if (!keep_graph) cls__graph_free(cap->g);
   free(cap);
