@@ -169,25 +169,6 @@ clsError_t clsStreamBeginCapture(clsStream_t h, clsStreamCaptureMode mode) {
   CLS__RETURN(e);
 }
 
-/* Marks in `seen` every node the origin's tail runs after (itself too). */
-static void cls__mark_before(const cls__member *origin, unsigned char *seen,
-                             cls__node **stack) {
-  size_t top = 0;
-  for (size_t i = 0; i < origin->ntail; ++i)
-    if (!seen[origin->tail[i]->index]) {
-      seen[origin->tail[i]->index] = 1;
-      stack[top++] = origin->tail[i];
-    }
-  while (top) {
-    cls__node *n = stack[--top];
-    for (size_t i = 0; i < n->ndeps; ++i)
-      if (!seen[n->deps[i]->index]) {
-        seen[n->deps[i]->index] = 1;
-        stack[top++] = n->deps[i];
-      }
-  }
-}
-
 /* Whether every member's work is joined into the origin's tail. */
 static clsError_t cls__joined(cls__capture *c, cls__member *origin) {
   size_t n = c->g->n;
@@ -198,7 +179,7 @@ static clsError_t cls__joined(cls__capture *c, cls__member *origin) {
     e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
     goto out;
   }
-  cls__mark_before(origin, seen, stack);
+  (void)cls__graph_walk(origin->tail, origin->ntail, seen, stack, NULL);
   for (cls__member *m = cls__members; m && e == clsSuccess; m = m->next)
     for (size_t i = 0; m->cap == c && m != origin && i < m->ntail; ++i)
       if (!seen[m->tail[i]->index])

@@ -344,28 +344,33 @@ clsError_t clsGraphAddHostNode(clsGraphNode_t *node, clsGraph_t g,
   CLS__RETURN(cls__graph_add_end(gr, n, clsSuccess, node));
 }
 
-/* Whether `from` is `to` or runs after it (a new edge to -> from would
- * close a cycle).  Iterative, over the dependency lists. */
-static int cls__reaches_node(cls__graph *g, cls__node *from, cls__node *to) {
-  unsigned char *seen = calloc(g->n, 1);
-  cls__node **stack = malloc((g->n + 1) * sizeof *stack);
-  int found = 0;
+int cls__graph_walk(cls__node *const *from, size_t n, unsigned char *seen,
+                    cls__node **stack, const cls__node *stop) {
   size_t top = 0;
-  if (!seen || !stack) {
-    found = 1; /* refuse rather than risk a cycle */
-    goto out;
-  }
-  stack[top++] = from;
-  while (top && !found) {
-    cls__node *n = stack[--top];
-    if (n == to) found = 1;
-    for (size_t i = 0; i < n->ndeps && !found; ++i)
-      if (!seen[n->deps[i]->index]) {
-        seen[n->deps[i]->index] = 1;
-        stack[top++] = n->deps[i];
+  for (size_t i = 0; i < n; ++i)
+    if (!seen[from[i]->index]) {
+      seen[from[i]->index] = 1;
+      stack[top++] = from[i];
+    }
+  while (top) {
+    cls__node *v = stack[--top];
+    if (v == stop) return 1;
+    for (size_t i = 0; i < v->ndeps; ++i)
+      if (!seen[v->deps[i]->index]) {
+        seen[v->deps[i]->index] = 1;
+        stack[top++] = v->deps[i];
       }
   }
-out:
+  return 0;
+}
+
+/* Whether `from` is `to` or runs after it (a new edge to -> from would
+ * close a cycle). */
+static int cls__reaches_node(cls__graph *g, cls__node *from, cls__node *to) {
+  unsigned char *seen = calloc(g->n + 1, 1);
+  cls__node **stack = malloc((g->n + 1) * sizeof *stack);
+  /* Out of memory: refuse rather than risk a cycle. */
+  int found = !seen || !stack || cls__graph_walk(&from, 1, seen, stack, to);
   free(seen);
   free(stack);
   return found;

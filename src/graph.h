@@ -95,6 +95,12 @@ void cls__graph_free(cls__graph *g);
  * fill (the caller holds whatever lock guards g). */
 clsError_t cls__graph_add(cls__graph *g, int kind, cls__node *const *deps,
                           size_t ndeps, cls__node **node);
+/* Marks in seen[] (indexed by node index) every node that from[0..n) run
+ * after, and those nodes themselves, but for nodes already marked;
+ * `stack` has room for every node of the graph.  Returns 1 as soon as it
+ * meets `stop` (NULL: never), else 0. */
+int cls__graph_walk(cls__node *const *from, size_t n, unsigned char *seen,
+                    cls__node **stack, const cls__node *stop);
 /* Undoes the last cls__graph_add (its fields already freed). */
 void cls__graph_drop_last(cls__graph *g);
 /* Copies the argument values a launch of bf reads from args. */
