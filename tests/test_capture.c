@@ -415,60 +415,60 @@ START_TEST(capture_illegal_state) {
 }
 END_TEST
 
-/* Forks s2 off a capture begun on s1 (with one kernel on each). */
-static void fork_two(const arith *a, int *d, clsStream_t *s1, clsStream_t *s2,
-                     clsEvent_t *ev) {
-  CK_OK(clsStreamCreate(s1));
-  CK_OK(clsStreamCreate(s2));
-  CK_OK(clsEventCreate(ev));
-  CK_OK(clsStreamBeginCapture(*s1, clsStreamCaptureModeGlobal));
-  CK_OK(launch_fill(a, *s1, d, 1, N));
-  CK_OK(clsEventRecord(*ev, *s1));
-  CK_OK(clsStreamWaitEvent(*s2, *ev, 0));
-  CK_OK(launch_fill(a, *s2, d + N / 2, 2, N / 2));
+/* Two streams with s2 forked off a capture begun on s1 (one kernel on
+ * each), over the arith kernels and N device ints. */
+typedef struct forked {
+  arith a;
+  int *d;
+  clsStream_t s1, s2;
+  clsEvent_t ev;
+} forked;
+
+static void fork_two(forked *f) {
+  arith_load(&f->a);
+  f->d = dev_ints(N);
+  CK_OK(clsStreamCreate(&f->s1));
+  CK_OK(clsStreamCreate(&f->s2));
+  CK_OK(clsEventCreate(&f->ev));
+  CK_OK(clsStreamBeginCapture(f->s1, clsStreamCaptureModeGlobal));
+  CK_OK(launch_fill(&f->a, f->s1, f->d, 1, N));
+  CK_OK(clsEventRecord(f->ev, f->s1));
+  CK_OK(clsStreamWaitEvent(f->s2, f->ev, 0));
+  CK_OK(launch_fill(&f->a, f->s2, f->d + N / 2, 2, N / 2));
+}
+
+/* Checks that neither stream captures any more, then frees it all. */
+static void fork_done(forked *f) {
+  ck_assert_int_eq(status_of(f->s1), clsStreamCaptureStatusNone);
+  ck_assert_int_eq(status_of(f->s2), clsStreamCaptureStatusNone);
+  CK_OK(clsEventDestroy(f->ev));
+  CK_OK(clsStreamDestroy(f->s1));
+  CK_OK(clsStreamDestroy(f->s2));
+  CK_OK(clsFree(f->d));
+  arith_unload(&f->a);
 }
 
 /* Row: a forked stream that never joined: Unjoined, and it leaves. */
 START_TEST(capture_unjoined) {
-  arith a;
-  arith_load(&a);
-  int *d = dev_ints(N);
-  clsStream_t s1, s2;
-  clsEvent_t ev;
-  fork_two(&a, d, &s1, &s2, &ev);
+  forked f;
+  fork_two(&f);
   clsGraph_t g = (clsGraph_t)0x1234;
-  CK_CLS(clsStreamEndCapture(s1, &g), clsErrorStreamCaptureUnjoined);
+  CK_CLS(clsStreamEndCapture(f.s1, &g), clsErrorStreamCaptureUnjoined);
   ck_assert_ptr_null(g);
-  ck_assert_int_eq(status_of(s2), clsStreamCaptureStatusNone);
-  ck_assert_int_eq(status_of(s1), clsStreamCaptureStatusNone);
-  CK_OK(clsEventDestroy(ev));
-  CK_OK(clsStreamDestroy(s1));
-  CK_OK(clsStreamDestroy(s2));
-  CK_OK(clsFree(d));
-  arith_unload(&a);
+  fork_done(&f);
 }
 END_TEST
 
 /* Row: EndCapture on the forked stream: Unmatched; then the origin's
  * EndCapture fails. */
 START_TEST(capture_unmatched) {
-  arith a;
-  arith_load(&a);
-  int *d = dev_ints(N);
-  clsStream_t s1, s2;
-  clsEvent_t ev;
-  fork_two(&a, d, &s1, &s2, &ev);
+  forked f;
+  fork_two(&f);
   clsGraph_t g;
-  CK_CLS(clsStreamEndCapture(s2, &g), clsErrorStreamCaptureUnmatched);
-  CK_CLS2(clsStreamEndCapture(s1, &g), clsErrorStreamCaptureInvalidated,
+  CK_CLS(clsStreamEndCapture(f.s2, &g), clsErrorStreamCaptureUnmatched);
+  CK_CLS2(clsStreamEndCapture(f.s1, &g), clsErrorStreamCaptureInvalidated,
           clsErrorStreamCaptureUnjoined);
-  ck_assert_int_eq(status_of(s1), clsStreamCaptureStatusNone);
-  ck_assert_int_eq(status_of(s2), clsStreamCaptureStatusNone);
-  CK_OK(clsEventDestroy(ev));
-  CK_OK(clsStreamDestroy(s1));
-  CK_OK(clsStreamDestroy(s2));
-  CK_OK(clsFree(d));
-  arith_unload(&a);
+  fork_done(&f);
 }
 END_TEST
 
