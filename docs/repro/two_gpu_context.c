@@ -32,11 +32,10 @@
 #define N 1024
 #define MAXDEV 8
 
-static const char *src =
-    "__kernel void fill(__global int *p, int v, int n) {\n"
-    "  int i = get_global_id(0);\n"
-    "  if (i < n) p[i] = v + i;\n"
-    "}\n";
+static const char *src = "__kernel void fill(__global int *p, int v, int n) {\n"
+                         "  int i = get_global_id(0);\n"
+                         "  if (i < n) p[i] = v + i;\n"
+                         "}\n";
 
 static int failures;
 
