@@ -119,6 +119,41 @@ START_TEST(capture_pinned_copy_reads_at_replay) {
 }
 END_TEST
 
+/* A replayed kernel works on pinned and registered memory in place: what
+ * the host wrote before a launch is what the kernel reads, and what it
+ * wrote is the host's after the synchronize (host buffers are unmapped
+ * and mapped again around each launch on devices where they are
+ * buffers). */
+START_TEST(capture_kernel_on_host_memory) {
+  arith a;
+  arith_load(&a);
+  int *pin;
+  CK_OK(clsMallocHost((void **)&pin, N * sizeof(int)));
+  int *reg = aligned_alloc(4096, 4096 * ((N * sizeof(int) + 4095) / 4096));
+  ck_assert_ptr_nonnull(reg);
+  CK_OK(clsHostRegister(reg, N * sizeof(int), clsHostRegisterDefault));
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  CK_OK(launch_scale(&a, s, pin, 2, N));
+  CK_OK(launch_scale(&a, s, reg, 3, N));
+  clsGraphExec_t x = end_and_instantiate(s);
+  for (int round = 1; round <= 3; ++round) {
+    for (int i = 0; i < N; ++i) pin[i] = reg[i] = round;
+    CK_OK(clsGraphLaunch(x, s));
+    CK_OK(clsStreamSynchronize(s));
+    host_expect(pin, 2 * round, N, "pinned");
+    host_expect(reg, 3 * round, N, "registered");
+  }
+  CK_OK(clsGraphExecDestroy(x));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsHostUnregister(reg));
+  free(reg);
+  CK_OK(clsFreeHost(pin));
+  arith_unload(&a);
+}
+END_TEST
+
 /* A host function that checks the device value a kernel before it wrote. */
 typedef struct seen {
   int *host; /* pinned, filled by a copy just before */
@@ -665,6 +700,7 @@ int main(void) {
   tcase_add_test(tc, capture_runs_per_launch);
   tcase_add_test(tc, capture_reads_arguments_at_capture);
   tcase_add_test(tc, capture_pinned_copy_reads_at_replay);
+  tcase_add_test(tc, capture_kernel_on_host_memory);
   tcase_add_test(tc_threads, capture_host_function_per_launch);
   tcase_add_test(tc, capture_empty);
   tcase_add_test(tc, capture_fork_join);

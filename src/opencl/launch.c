@@ -242,18 +242,32 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   if (CLS__UNLIKELY(f->dyn >= 0) && i == f->nuser &&
       (err = cls__set_dyn(f, sharedMem, &what)) != CL_SUCCESS)
     i = (cl_uint)f->dyn;
+  /* Host buffers (hostargs.c) are given back after the kernel, and the
+   * launch's event is then the last map's: the kernel needs an event. */
+  const unsigned hargs = cls__ocl_host_args_noted();
   if (CLS__LIKELY(i == f->nuser)) {
     what = "clEnqueueNDRangeKernel";
     err = cls__ocl_host_args_unmap(s->q, &what); /* hostargs.c */
     if (err == CL_SUCCESS)
-      err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
-                                   b.list,
-                                   guard ? &ev : cls__ocl_event_slot(s, &ev));
+      err = clEnqueueNDRangeKernel(
+          s->q, f->k, 3, NULL, global, local, b.n, b.list,
+          guard || hargs ? &ev : cls__ocl_event_slot(s, &ev));
   }
-  cls__ocl_host_args_remap(s->q);
+  cl_event tail =
+      CLS__UNLIKELY(hargs)
+          ? cls__ocl_host_args_remap(s->q, err == CL_SUCCESS ? ev : NULL)
+          : NULL;
   cls__lock_give(&f->lock);
   int ok = i == f->nuser && err == CL_SUCCESS;
   if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);
+  if (CLS__UNLIKELY(tail)) {
+    if (ok && ev) {
+      clReleaseEvent(ev);
+      ev = tail;
+    } else {
+      clReleaseEvent(tail);
+    }
+  }
   if (CLS__LIKELY(ok && !ev)) {
     cls__ocl_end_unnamed(s, &b);
     return clsSuccess;

@@ -25,6 +25,7 @@
 #include "driver.h"
 #include "enqueue.h"
 #include "function.h"
+#include "hostargs.h"
 #include "memory.h"
 
 #include <stdio.h>
@@ -44,6 +45,9 @@ typedef struct cls__oxnode {
   cl_kernel k;  /* kernel nodes: the node's own kernel object */
   size_t global[3], local[3];
   cls__oxjob job; /* host nodes */
+  /* Kernel nodes passing host buffers, which each launch must unmap and
+   * map again (hostargs.c): launched through launch.c. */
+  int via_launch;
 } cls__oxnode;
 
 struct cls__bexec {
@@ -83,12 +87,14 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
       err = clSetKernelArg(x->k, i, a->size, v);
     }
     if (err != CL_SUCCESS) {
+      (void)cls__ocl_host_args_drop();
       char buf[320];
       snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
                (unsigned)i);
       return cls__ocl_error(err, buf);
     }
   }
+  x->via_launch = cls__ocl_host_args_drop() != 0;
   return clsSuccess;
 }
 
@@ -244,14 +250,15 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
     switch (o->b.kind) {
     case CLS__BNODE_KERNEL: {
       size_t j = i + 1;
-      /* One bracket per run of kernels; one each while tracing, which
-       * needs every command's event. */
-      while (j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
-             !cls__trace_on)
+      /* One bracket per run of kernels; one launch each while tracing,
+       * which needs every command's event, and for those passing host
+       * buffers. */
+      const int alone = cls__trace_on || o->via_launch;
+      while (!alone && j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
+             !x->nodes[j].via_launch)
         ++j;
-      e = cls__trace_on
-              ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
-              : cls__ox_kernels(x, i, j, s);
+      e = alone ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
+                : cls__ox_kernels(x, i, j, s);
       i = j;
       continue;
     }
