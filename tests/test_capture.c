@@ -132,9 +132,8 @@ START_TEST(capture_kernel_on_host_memory) {
   int *reg = aligned_alloc(4096, 4096 * ((N * sizeof(int) + 4095) / 4096));
   ck_assert_ptr_nonnull(reg);
   CK_OK(clsHostRegister(reg, N * sizeof(int), clsHostRegisterDefault));
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(launch_scale(&a, s, pin, 2, N));
   CK_OK(launch_scale(&a, s, reg, 3, N));
   clsGraphExec_t x = end_and_instantiate(s);
