@@ -26,7 +26,8 @@
 # the summary (pass counts, device names, driver, nvcc and date) to
 # gpu-summary.md, in $OUT when it is set, else in build-gpu/out/; all of it
 # is also printed.  A failing variant does not stop the next one; the exit
-# status is non-zero if any failed.
+# status is non-zero if any failed.  Before its suite, the nvidia variant
+# runs the raw probe docs/repro/arg_form_switch.c into the summary.
 #
 # Each variant also runs alone (bash ci/gpu.sh cuda), for a machine that
 # limits how long one command may take.
@@ -198,6 +199,22 @@ run() {
   fi
 }
 
+# A raw OpenCL probe from docs/repro/ on NVIDIA's platform, its output in
+# the summary (a driver fact for docs/drivers.md; it fails no run).
+probe() {
+  local name=$1 bin=$root/build-gpu-opencl/$1
+  if cc -O1 -I"$prefix/usr/include" -o "$bin" "docs/repro/$name.c" \
+    -L"$libdir" -lOpenCL 2>>"$out/nvidia.log"; then
+    say "- docs/repro/$name.c on NVIDIA's OpenCL (exit $(
+      PROBE_PLATFORM=${CLS_NVIDIA_DEVICE:-NVIDIA} "$bin" >"$out/$name.txt" 2>&1
+      echo $?
+    )):"
+    say '```'
+    say "$(cat "$out/$name.txt")"
+    say '```'
+  fi
+}
+
 opencl_built=
 for v in "${variants[@]}"; do
   log=$out/$v.log
@@ -218,6 +235,7 @@ for v in "${variants[@]}"; do
         "${cmake_opencl[@]}"; then opencl_built=ok; else opencl_built=failed; fi
     fi
     if [[ $opencl_built == ok ]]; then
+      [[ $v == nvidia ]] && probe arg_form_switch
       if [[ $v == nvidia ]]; then dev=${CLS_NVIDIA_DEVICE:-NVIDIA}; else
         dev=${CLS_POCL_DEVICE:-Portable}
       fi

@@ -12,8 +12,11 @@
 # CLSTREAM_DEVICE fails instead of skipping, and then runs ci/gpu.sh (read
 # it for the packages, the ICDs and the environment it takes).  After each
 # variant's suite it runs, from that variant's build:
-#   - examples/multi_gpu 0 1 with CLS_EXAMPLE_MIN_SPEEDUP (default 1.8):
-#     it fails when two GPUs are not that much faster than one;
+#   - (nvidia) docs/repro/two_gpu_context.c, the driver alone in the same
+#     context layout;
+#   - examples/multi_gpu 0 1 with CLS_EXAMPLE_MIN_SPEEDUP (default 1.8) and
+#     CLSTREAM_LOG=1: it fails when two GPUs are not that much faster than
+#     one;
 #   - clstream-bench --scenario xdev_wait,peer_copy_4k,peer_copy_16m (ours
 #     and the raw API, device 0 and its peer 1), JSON in bench-<variant>.json.
 # The run fails if any test printed "SKIP ...: needs two devices", if a
@@ -81,8 +84,23 @@ for v in "${variants[@]}"; do
   else
     say "- no multi-device test skipped"
   fi
+  if [[ $v == nvidia ]]; then
+    # The driver alone, in clstream's context layout (docs/repro/): it
+    # tells a refusal of the driver from one of clstream.
+    probe=$dir/two_gpu_context
+    if cc -O1 -o "$probe" docs/repro/two_gpu_context.c -lOpenCL 2>>"$summary2"; then
+      out=$(PROBE_PLATFORM=$CLS_NVIDIA_DEVICE "$probe" 2>&1)
+      rc=$?
+      say "- docs/repro/two_gpu_context.c, raw OpenCL (exit $rc):"
+      say '```'
+      say "$(grep -E 'platform|device [0-9]|failed' <<<"$out")"
+      say '```'
+    fi
+  fi
   if [[ -x $dir/examples/multi_gpu ]]; then
-    out=$(CLS_EXAMPLE_MIN_SPEEDUP=$min "$dir/examples/multi_gpu" 0 1 2>&1)
+    # With clstream's log: a failure names the OpenCL call and its code.
+    out=$(CLSTREAM_LOG=1 CLS_EXAMPLE_MIN_SPEEDUP=$min \
+      "$dir/examples/multi_gpu" 0 1 2>&1)
     rc=$?
     say "- examples/multi_gpu 0 1 (exit $rc, at least ${min}x wanted):"
     say '```'

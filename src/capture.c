@@ -19,7 +19,7 @@
 #include "capture.h"
 
 #include "device.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,19 +77,32 @@ clsError_t cls__member_add(cls__bstream *b, cls__capture *cap, int blocking,
   return clsSuccess;
 }
 
+/* Takes the member at *p out of the list and frees it. */
+static void cls__member_unlink(cls__member **p) {
+  cls__member *m = *p;
+  *p = m->next;
+  m->cap->members--;
+  free(m->tail);
+  free(m);
+  atomic_fetch_sub(&cls__cap_live, 1);
+}
+
+void cls__member_remove(cls__member *m) {
+  for (cls__member **p = &cls__members; *p; p = &(*p)->next)
+    if (*p == m) {
+      cls__member_unlink(p);
+      return;
+    }
+}
+
 /* Removes every member of cap and frees it (its graph too, unless
  * keep_graph). */
 void cls__capture_end(cls__capture *cap, int keep_graph) {
   for (cls__member **p = &cls__members; *p;) {
-    cls__member *m = *p;
-    if (m->cap == cap) {
-      *p = m->next;
-      free(m->tail);
-      free(m);
-      atomic_fetch_sub(&cls__cap_live, 1);
-    } else {
-      p = &m->next;
-    }
+    if ((*p)->cap == cap)
+      cls__member_unlink(p);
+    else
+      p = &(*p)->next;
   }
   if (!keep_graph) cls__graph_free(cap->g);
   free(cap);
@@ -156,25 +169,6 @@ clsError_t clsStreamBeginCapture(clsStream_t h, clsStreamCaptureMode mode) {
   CLS__RETURN(e);
 }
 
-/* Marks in `seen` every node the origin's tail runs after (itself too). */
-static void cls__mark_before(const cls__member *origin, unsigned char *seen,
-                             cls__node **stack) {
-  size_t top = 0;
-  for (size_t i = 0; i < origin->ntail; ++i)
-    if (!seen[origin->tail[i]->index]) {
-      seen[origin->tail[i]->index] = 1;
-      stack[top++] = origin->tail[i];
-    }
-  while (top) {
-    cls__node *n = stack[--top];
-    for (size_t i = 0; i < n->ndeps; ++i)
-      if (!seen[n->deps[i]->index]) {
-        seen[n->deps[i]->index] = 1;
-        stack[top++] = n->deps[i];
-      }
-  }
-}
-
 /* Whether every member's work is joined into the origin's tail. */
 static clsError_t cls__joined(cls__capture *c, cls__member *origin) {
   size_t n = c->g->n;
@@ -185,7 +179,7 @@ static clsError_t cls__joined(cls__capture *c, cls__member *origin) {
     e = cls__reason(clsErrorMemoryAllocation, "out of host memory");
     goto out;
   }
-  cls__mark_before(origin, seen, stack);
+  (void)cls__graph_walk(origin->tail, origin->ntail, seen, stack, NULL);
   for (cls__member *m = cls__members; m && e == clsSuccess; m = m->next)
     for (size_t i = 0; m->cap == c && m != origin && i < m->ntail; ++i)
       if (!seen[m->tail[i]->index])

@@ -36,6 +36,8 @@ clsError_t cls__tail_put(cls__member *m, cls__node *const *nodes, size_t n,
                          int add);
 clsError_t cls__member_add(cls__bstream *b, cls__capture *cap, int blocking,
                            cls__member **out);
+/* Takes m out of the member list and frees it (its capture stays). */
+void cls__member_remove(cls__member *m);
 void cls__capture_end(cls__capture *cap, int keep_graph);
 int cls__legacy_conflict(int invalidate);
 /* The calling thread's capture mode (clsThreadExchangeStreamCaptureMode). */

@@ -4,7 +4,7 @@
 #include "capture.h"
 
 #include "device.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -311,15 +311,7 @@ void cls__cap_stream_gone(cls__bstream *b) {
     cls__capture_end(m->cap, 0);
   } else if (m) {
     m->cap->invalid = 1;
-    m->cap->members--;
-    for (cls__member **p = &cls__members; *p; p = &(*p)->next)
-      if (*p == m) {
-        *p = m->next;
-        break;
-      }
-    free(m->tail);
-    free(m);
-    atomic_fetch_sub(&cls__cap_live, 1);
+    cls__member_remove(m);
   }
   pthread_mutex_unlock(&cls__cap_lock);
 }

@@ -2,7 +2,6 @@
  * queries, and the public view of the settings (clsGetSetting; settings.c
  * reads them) and of CLSTREAM_DEVICE's rule (clsDeviceMatchesName). */
 #include "device.h"
-#include "graph.h"
 
 #include "internal.h"
 #include "settings.h"
@@ -192,16 +191,6 @@ clsError_t clsGetDeviceProperties(clsDeviceProp *prop, int device) {
   clsError_t e = cls__valid_device(device);
   if (e != clsSuccess) CLS__RETURN(e);
   CLS__RETURN(cls__b_device_props(device, prop));
-}
-
-clsError_t clsDeviceSynchronize(void) {
-  CLS__NOT_IN_HOST_FN();
-  int dev;
-  clsError_t e = cls__current_device(&dev);
-  if (e != clsSuccess) CLS__RETURN(e);
-  if (CLS__CAPTURING() && (e = cls__cap_device_sync(dev)) != clsSuccess)
-    CLS__RETURN(e);
-  CLS__RETURN(cls__b_device_sync(dev));
 }
 
 clsError_t clsDeviceGetStreamPriorityRange(int *least, int *greatest) {

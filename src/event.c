@@ -33,7 +33,7 @@
 #include "internal.h"
 #include "device.h"
 #include "graph.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <sched.h>
 #include <stdlib.h>

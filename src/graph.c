@@ -1,10 +1,9 @@
 /* Graphs: creation and destruction, nodes and their dependencies, the
- * hand-built node calls (clsGraphAdd*Node) and clsGraphGetNodes.  A
- * captured graph is built by capture.c through cls__graph_add and handed
- * over here once its capture ends. */
+ * hand-built node calls (clsGraphAdd*Node; kernel nodes in kernelnode.c)
+ * and clsGraphGetNodes.  A captured graph is built by the capture hooks
+ * through cls__graph_add and handed over here once its capture ends.  It
+ * lies below the hooks and calls no file that issues work. */
 #include "graph.h"
-
-#include "device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -202,9 +201,9 @@ static clsError_t cls__deps_resolve(cls__graph *g, const clsGraphNode_t *deps,
 
 /* What every clsGraphAdd*Node shares: checks, the graph's lock, the node.
  * On success the lock is held and *node has its kind's fields to fill. */
-static clsError_t cls__add_begin(clsGraphNode_t *out, clsGraph_t h,
-                                 const clsGraphNode_t *deps, size_t ndeps,
-                                 int kind, cls__graph **gp, cls__node **node) {
+clsError_t cls__graph_add_begin(clsGraphNode_t *out, clsGraph_t h,
+                                const clsGraphNode_t *deps, size_t ndeps,
+                                int kind, cls__graph **gp, cls__node **node) {
   if (!out) return cls__reason(clsErrorInvalidValue, "node is NULL");
   cls__graph *g = cls__graph_lookup(h);
   if (!g) return CLS__BAD_GRAPH(h);
@@ -224,8 +223,8 @@ static clsError_t cls__add_begin(clsGraphNode_t *out, clsGraph_t h,
 }
 
 /* Ends a clsGraphAdd*Node: keeps the node on success, else drops it. */
-static clsError_t cls__add_end(cls__graph *g, cls__node *n, clsError_t e,
-                               clsGraphNode_t *out) {
+clsError_t cls__graph_add_end(cls__graph *g, cls__node *n, clsError_t e,
+                              clsGraphNode_t *out) {
   if (e == clsSuccess)
     *out = (clsGraphNode_t)n->handle;
   else
@@ -240,78 +239,9 @@ clsError_t clsGraphAddEmptyNode(clsGraphNode_t *node, clsGraph_t g,
   cls__graph *gr;
   cls__node *n;
   clsError_t e =
-      cls__add_begin(node, g, deps, numDeps, CLS__NODE_EMPTY, &gr, &n);
-  if (e == clsSuccess) e = cls__add_end(gr, n, clsSuccess, node);
+      cls__graph_add_begin(node, g, deps, numDeps, CLS__NODE_EMPTY, &gr, &n);
+  if (e == clsSuccess) e = cls__graph_add_end(gr, n, clsSuccess, node);
   CLS__RETURN(e);
-}
-
-clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
-                                   cls__node *n) {
-  if (!p) return cls__reason(clsErrorInvalidValue, "params is NULL");
-  if (p->extra)
-    return cls__reason(clsErrorNotSupported, "params->extra must be NULL");
-  clsError_t e = cls__current_device(dev);
-  if (e != clsSuccess) return e;
-  const cls__limits *lim = cls__device_limits(*dev);
-  if (p->sharedMemBytes > lim->shared_mem_per_block)
-    return cls__reason(clsErrorInvalidValue,
-                       "sharedMemBytes %u exceeds the device's "
-                       "sharedMemPerBlock %zu",
-                       p->sharedMemBytes, lim->shared_mem_per_block);
-  const unsigned gd[3] = {p->gridDim.x, p->gridDim.y, p->gridDim.z};
-  const unsigned bd[3] = {p->blockDim.x, p->blockDim.y, p->blockDim.z};
-  unsigned long long threads = 1;
-  for (int i = 0; i < 3; ++i) {
-    if (!gd[i] || !bd[i] ||
-        (lim->max_grid[i] > 0 && gd[i] > (unsigned)lim->max_grid[i]) ||
-        (lim->max_threads_dim[i] > 0 &&
-         bd[i] > (unsigned)lim->max_threads_dim[i]))
-      return cls__reason(clsErrorInvalidValue,
-                         "grid (%u, %u, %u) or block (%u, %u, %u) is empty "
-                         "or past the device's limits",
-                         gd[0], gd[1], gd[2], bd[0], bd[1], bd[2]);
-    threads *= bd[i];
-  }
-  if (threads > (unsigned long long)lim->max_threads_per_block)
-    return cls__reason(clsErrorInvalidValue,
-                       "block of %llu threads exceeds maxThreadsPerBlock %d",
-                       threads, lim->max_threads_per_block);
-  cls__bfunction *bf;
-  e = cls__function_get(p->func, *dev, &bf);
-  if (e != clsSuccess) return e;
-  cls__kargs a;
-  e = cls__kargs_copy(bf, p->kernelParams, &a);
-  if (e != clsSuccess) return e;
-  n->u.k.fn = (uintptr_t)p->func;
-  n->u.k.bf = bf;
-  n->u.k.grid = p->gridDim;
-  n->u.k.block = p->blockDim;
-  n->u.k.shmem = p->sharedMemBytes;
-  n->u.k.args = a;
-  return clsSuccess;
-}
-
-clsError_t clsGraphAddKernelNode(clsGraphNode_t *node, clsGraph_t g,
-                                 const clsGraphNode_t *deps, size_t numDeps,
-                                 const clsKernelNodeParams *p) {
-  CLS__NOT_IN_HOST_FN();
-  cls__graph *gr;
-  cls__node *n;
-  clsError_t e =
-      cls__add_begin(node, g, deps, numDeps, CLS__NODE_EMPTY, &gr, &n);
-  if (e != clsSuccess) CLS__RETURN(e);
-  int dev = -1;
-  e = cls__kernel_node_params(p, &dev, n);
-  if (e == clsSuccess && gr->dev >= 0 && gr->dev != dev)
-    e = cls__reason(clsErrorInvalidValue,
-                    "the graph's nodes are on device %d, not %d", gr->dev, dev);
-  if (e == clsSuccess) {
-    n->kind = CLS__NODE_KERNEL;
-    gr->dev = dev;
-  } else if (n->u.k.args.blob || n->u.k.args.argv) {
-    cls__kargs_free(&n->u.k.args);
-  }
-  CLS__RETURN(cls__add_end(gr, n, e, node));
 }
 
 /* Whether p lies in device memory of a known allocation with n bytes
@@ -350,14 +280,14 @@ clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *node, clsGraph_t g,
   cls__graph *gr;
   cls__node *n;
   clsError_t e =
-      cls__add_begin(node, g, deps, numDeps, CLS__NODE_COPY, &gr, &n);
+      cls__graph_add_begin(node, g, deps, numDeps, CLS__NODE_COPY, &gr, &n);
   if (e != clsSuccess) CLS__RETURN(e);
   n->u.c.dst = dst;
   n->u.c.src = src;
   n->u.c.n = count;
   n->u.c.kind = kind;
   n->u.c.mode = CLS__COPY_ASYNC;
-  CLS__RETURN(cls__add_end(gr, n, clsSuccess, node));
+  CLS__RETURN(cls__graph_add_end(gr, n, clsSuccess, node));
 }
 
 clsError_t clsGraphAddMemsetNode(clsGraphNode_t *node, clsGraph_t g,
@@ -386,14 +316,15 @@ clsError_t clsGraphAddMemsetNode(clsGraphNode_t *node, clsGraph_t g,
                             p->dst, rows, row, p->pitch));
   cls__graph *gr;
   cls__node *n;
-  clsError_t e = cls__add_begin(node, g, deps, numDeps, CLS__NODE_SET, &gr, &n);
+  clsError_t e =
+      cls__graph_add_begin(node, g, deps, numDeps, CLS__NODE_SET, &gr, &n);
   if (e != clsSuccess) CLS__RETURN(e);
   n->u.m.dst = p->dst;
   n->u.m.value = b0;
   n->u.m.n = row;
   n->u.m.pitch = rows > 1 ? p->pitch : row;
   n->u.m.rows = rows;
-  CLS__RETURN(cls__add_end(gr, n, clsSuccess, node));
+  CLS__RETURN(cls__graph_add_end(gr, n, clsSuccess, node));
 }
 
 clsError_t clsGraphAddHostNode(clsGraphNode_t *node, clsGraph_t g,
@@ -406,35 +337,40 @@ clsError_t clsGraphAddHostNode(clsGraphNode_t *node, clsGraph_t g,
   cls__graph *gr;
   cls__node *n;
   clsError_t e =
-      cls__add_begin(node, g, deps, numDeps, CLS__NODE_HOST, &gr, &n);
+      cls__graph_add_begin(node, g, deps, numDeps, CLS__NODE_HOST, &gr, &n);
   if (e != clsSuccess) CLS__RETURN(e);
   n->u.h.fn = p->fn;
   n->u.h.user = p->userData;
-  CLS__RETURN(cls__add_end(gr, n, clsSuccess, node));
+  CLS__RETURN(cls__graph_add_end(gr, n, clsSuccess, node));
+}
+
+int cls__graph_walk(cls__node *const *from, size_t n, unsigned char *seen,
+                    cls__node **stack, const cls__node *stop) {
+  size_t top = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!seen[from[i]->index]) {
+      seen[from[i]->index] = 1;
+      stack[top++] = from[i];
+    }
+  while (top) {
+    cls__node *v = stack[--top];
+    if (v == stop) return 1;
+    for (size_t i = 0; i < v->ndeps; ++i)
+      if (!seen[v->deps[i]->index]) {
+        seen[v->deps[i]->index] = 1;
+        stack[top++] = v->deps[i];
+      }
+  }
+  return 0;
 }
 
 /* Whether `from` is `to` or runs after it (a new edge to -> from would
- * close a cycle).  Iterative, over the dependency lists. */
+ * close a cycle). */
 static int cls__reaches_node(cls__graph *g, cls__node *from, cls__node *to) {
-  unsigned char *seen = calloc(g->n, 1);
+  unsigned char *seen = calloc(g->n + 1, 1);
   cls__node **stack = malloc((g->n + 1) * sizeof *stack);
-  int found = 0;
-  size_t top = 0;
-  if (!seen || !stack) {
-    found = 1; /* refuse rather than risk a cycle */
-    goto out;
-  }
-  stack[top++] = from;
-  while (top && !found) {
-    cls__node *n = stack[--top];
-    if (n == to) found = 1;
-    for (size_t i = 0; i < n->ndeps && !found; ++i)
-      if (!seen[n->deps[i]->index]) {
-        seen[n->deps[i]->index] = 1;
-        stack[top++] = n->deps[i];
-      }
-  }
-out:
+  /* Out of memory: refuse rather than risk a cycle. */
+  int found = !seen || !stack || cls__graph_walk(&from, 1, seen, stack, to);
   free(seen);
   free(stack);
   return found;

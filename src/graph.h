@@ -1,6 +1,7 @@
-/* Private to the front: graphs and their nodes (graph.c), the capture
- * hooks that the calls issuing work to a stream make (capture.c), and the
- * executable graphs' replay (graphexec.c).
+/* Private to the front: graphs and their nodes (graph.c; kernel nodes in
+ * kernelnode.c), the capture hooks that the calls issuing work to a stream
+ * make (capture_hooks.c, over capture.c's state), and the executable
+ * graphs' replay (graphexec.c).
  *
  * A graph is a list of nodes in the order they were added; each node
  * names the nodes it runs after.  Captured work becomes nodes of the
@@ -94,17 +95,35 @@ void cls__graph_free(cls__graph *g);
  * fill (the caller holds whatever lock guards g). */
 clsError_t cls__graph_add(cls__graph *g, int kind, cls__node *const *deps,
                           size_t ndeps, cls__node **node);
+/* Marks in seen[] (indexed by node index) every node that from[0..n) run
+ * after, and those nodes themselves, but for nodes already marked;
+ * `stack` has room for every node of the graph.  Returns 1 as soon as it
+ * meets `stop` (NULL: never), else 0. */
+int cls__graph_walk(cls__node *const *from, size_t n, unsigned char *seen,
+                    cls__node **stack, const cls__node *stop);
 /* Undoes the last cls__graph_add (its fields already freed). */
 void cls__graph_drop_last(cls__graph *g);
 /* Copies the argument values a launch of bf reads from args. */
 clsError_t cls__kargs_copy(cls__bfunction *bf, void **args, cls__kargs *out);
 void cls__kargs_free(cls__kargs *a);
+/* What every clsGraphAdd*Node shares: checks `out`, `h` and the deps,
+ * takes g's lock and adds a node of `kind`.  On success the lock is held,
+ * *gp is the graph and *node has its kind's fields to fill; end with
+ * cls__graph_add_end, which keeps the node when e is clsSuccess, else
+ * drops it, and unlocks. */
+clsError_t cls__graph_add_begin(clsGraphNode_t *out, clsGraph_t h,
+                                const clsGraphNode_t *deps, size_t ndeps,
+                                int kind, cls__graph **gp, cls__node **node);
+clsError_t cls__graph_add_end(cls__graph *g, cls__node *n, clsError_t e,
+                              clsGraphNode_t *out);
 /* Checks kernel node parameters (as clsGraphAddKernelNode takes them) on
- * the current device, stored in *dev, and fills n's kernel fields. */
+ * the current device, stored in *dev, and fills n's kernel fields
+ * (kernelnode.c). */
 clsError_t cls__kernel_node_params(const clsKernelNodeParams *p, int *dev,
                                    cls__node *n);
 
-/* ---- Capture hooks (capture.c) ----------------------------------------- */
+/* ---- Capture hooks (capture_hooks.c)
+ * ----------------------------------------- */
 
 /* Streams in a capture (any state): non-zero while one may be. */
 extern atomic_int cls__cap_live;

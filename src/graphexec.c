@@ -25,7 +25,7 @@
 #include "graph.h"
 
 #include "device.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -75,10 +75,11 @@ void *cls__handle_retire(enum cls__kind kind, uintptr_t h);
 
 /* ---- The current device and the streams -------------------------------
  * device.h (device.c): library initialization, the thread's current
- * device (with its inline fast path), per-device limits.  stream.h
- * (stream.c): the front's stream and the inline resolution of a stream
- * handle.  Each is a header of its own, beside the file that implements
- * it, so that this header names nothing those files define.  An event's
+ * device (with its inline fast path), per-device limits.
+ * stream_resolve.h (stream_resolve.c): the front's stream and the inline
+ * resolution of a stream handle.  Each is a header of its own, beside the
+ * file that implements it, so that this header names nothing those files
+ * define.  An event's
  * fields, its state and clsStreamWaitEvent are event.c's alone. */
 
 /* ---- The allocation table (memtab.c, a rangetab.h table) -------------- */
@@ -101,13 +102,16 @@ clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
  * (clsMemGetInfo, mempool.c).  Takes the table's read lock. */
 size_t cls__mem_bytes_on(int dev);
 
-/* ---- Module globals (kparams; symbol.c) --------------------------------
+/* ---- Module globals (kparams; symtab.c) --------------------------------
  * The globals clsModuleGetGlobal has handed out, which the symbol calls
  * accept: cls__symbol_add records p (size bytes on device dev, of module
- * `owner`) in the symbol list and the allocation table (once); and
- * cls__symbol_drop takes every global of `owner` out of both. */
+ * `owner`) in the symbol list and the allocation table (once);
+ * cls__symbol_drop takes every global of `owner` out of both; and
+ * cls__symbol_size gives a symbol's size, or clsErrorInvalidSymbol (as
+ * CUDA for an address that is no global). */
 clsError_t cls__symbol_add(void *p, size_t size, const void *owner, int dev);
 void cls__symbol_drop(const void *owner);
+clsError_t cls__symbol_size(const void *sym, size_t *size);
 /* Global `name` of module m on device dev (built there first if need
  * be), recorded with cls__symbol_add (module.c). */
 clsError_t cls__module_global(clsModule_t m, int dev, const char *name,

@@ -8,7 +8,7 @@
 #include "internal.h"
 #include "device.h"
 #include "managed.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <stdint.h>
 #include <string.h>

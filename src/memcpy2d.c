@@ -5,7 +5,7 @@
  * is one 2-D copy per slice. */
 #include "internal.h"
 #include "device.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 /* CUDA's pitch alignment on current GPUs (cudaDevAttrTexturePitchAlignment
  * is 32 there, but cudaMallocPitch rows start 512 bytes apart). */

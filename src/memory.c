@@ -3,7 +3,7 @@
 #include "internal.h"
 #include "device.h"
 #include "graph.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 /* ---- Allocation ------------------------------------------------------- */
 

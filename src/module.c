@@ -16,7 +16,7 @@
 #include "internal.h"
 #include "graph.h"
 #include "device.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

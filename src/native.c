@@ -8,7 +8,7 @@
  * is included to check the prototypes. */
 #include "internal.h"
 #include "device.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 #include <stdlib.h>
 

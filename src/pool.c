@@ -3,7 +3,7 @@
  * the CUDA build, the runtime's default memory pool). */
 #include "graph.h"
 #include "internal.h"
-#include "stream.h"
+#include "stream_resolve.h"
 
 clsError_t clsMallocAsync(void **devPtr, size_t size, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();

@@ -1,5 +1,7 @@
-/* Streams: validation, handles, default-stream resolution, host jobs. */
-#include "stream.h"
+/* Streams: the stream calls (creation, destruction, synchronize, query,
+ * flags, priority) and host jobs.  Resolving a handle, which every call
+ * that takes a stream does, is stream_resolve.c's. */
+#include "stream_resolve.h"
 
 #include "device.h"
 #include "graph.h"
@@ -7,33 +9,6 @@
 
 #include <pthread.h>
 #include <stdlib.h>
-
-_Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
-_Thread_local int cls__tl_legacy_dev CLS__TLS_FAST = -1;
-
-clsError_t cls__stream_resolve_slow(clsStream_t h, int *dev, cls__bstream **b,
-                                    unsigned *flags, int *priority) {
-  if (h == NULL || h == clsStreamLegacy || h == clsStreamPerThread) {
-    clsError_t e = cls__current_device(dev);
-    if (CLS__UNLIKELY(e != clsSuccess)) return e;
-    if (flags) *flags = clsStreamDefault;
-    if (priority) *priority = 0;
-    if (h == clsStreamPerThread) return cls__b_stream_default(*dev, 1, b);
-    if (CLS__LIKELY(*dev == cls__tl_legacy_dev)) {
-      *b = cls__tl_legacy;
-      return clsSuccess;
-    }
-    e = cls__b_stream_default(*dev, 0, b);
-    if (e == clsSuccess) {
-      cls__tl_legacy = *b;
-      cls__tl_legacy_dev = *dev;
-    }
-    return e;
-  }
-  /* cls__stream_resolve found no live stream behind h. */
-  return cls__reason(clsErrorInvalidResourceHandle,
-                     "stream %p is not a live stream", (void *)h);
-}
 
 static clsError_t cls__stream_create(clsStream_t *out, unsigned flags,
                                      int priority) {

@@ -7,18 +7,6 @@
 
 #define N 256
 
-/* Ends the capture on s, instantiates it, destroys the graph and returns
- * the exec (asserts). */
-static clsGraphExec_t end_and_instantiate(clsStream_t s) {
-  clsGraph_t g = NULL;
-  CK_OK(clsStreamEndCapture(s, &g));
-  ck_assert_ptr_nonnull(g);
-  clsGraphExec_t x = NULL;
-  CK_OK(clsGraphInstantiate(&x, g, 0));
-  CK_OK(clsGraphDestroy(g));
-  return x;
-}
-
 static size_t node_count(clsGraph_t g) {
   size_t n = 12345;
   CK_OK(clsGraphGetNodes(g, NULL, &n));
@@ -64,9 +52,8 @@ START_TEST(capture_runs_per_launch) {
   arith_load(&a);
   int *d = dev_ints(N);
   dev_set(d, 1, N);
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(launch_scale(&a, s, d, 2, N));
   CK_OK(launch_scale(&a, s, d, 3, N));
   clsGraphExec_t x = end_and_instantiate(s);
@@ -113,9 +100,8 @@ START_TEST(capture_pinned_copy_reads_at_replay) {
   int *h, *d = dev_ints(N);
   CK_OK(clsMallocHost((void **)&h, N * sizeof(int)));
   for (int i = 0; i < N; ++i) h[i] = 1;
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(clsMemcpyAsync(d, h, N * sizeof(int), clsMemcpyHostToDevice, s));
   clsGraphExec_t x = end_and_instantiate(s);
   for (int i = 0; i < N; ++i) h[i] = 2;
@@ -130,6 +116,40 @@ START_TEST(capture_pinned_copy_reads_at_replay) {
   CK_OK(clsStreamDestroy(s));
   CK_OK(clsFreeHost(h));
   CK_OK(clsFree(d));
+}
+END_TEST
+
+/* A replayed kernel works on pinned and registered memory in place: what
+ * the host wrote before a launch is what the kernel reads, and what it
+ * wrote is the host's after the synchronize (host buffers are unmapped
+ * and mapped again around each launch on devices where they are
+ * buffers). */
+START_TEST(capture_kernel_on_host_memory) {
+  arith a;
+  arith_load(&a);
+  int *pin;
+  CK_OK(clsMallocHost((void **)&pin, N * sizeof(int)));
+  int *reg = aligned_alloc(4096, 4096 * ((N * sizeof(int) + 4095) / 4096));
+  ck_assert_ptr_nonnull(reg);
+  CK_OK(clsHostRegister(reg, N * sizeof(int), clsHostRegisterDefault));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
+  CK_OK(launch_scale(&a, s, pin, 2, N));
+  CK_OK(launch_scale(&a, s, reg, 3, N));
+  clsGraphExec_t x = end_and_instantiate(s);
+  for (int round = 1; round <= 3; ++round) {
+    for (int i = 0; i < N; ++i) pin[i] = reg[i] = round;
+    CK_OK(clsGraphLaunch(x, s));
+    CK_OK(clsStreamSynchronize(s));
+    host_expect(pin, 2 * round, N, "pinned");
+    host_expect(reg, 3 * round, N, "registered");
+  }
+  CK_OK(clsGraphExecDestroy(x));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsHostUnregister(reg));
+  free(reg);
+  CK_OK(clsFreeHost(pin));
+  arith_unload(&a);
 }
 END_TEST
 
@@ -161,9 +181,8 @@ START_TEST(capture_host_function_per_launch) {
   CK_OK(clsMallocHost((void **)&h, sizeof(int)));
   seen sn = {h, 0, 0};
   atomic_int cb = 0;
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   int *ones = NULL;
   CK_CLS(clsMalloc((void **)&ones, sizeof(int)),
          clsErrorStreamCaptureUnsupported);
@@ -199,9 +218,8 @@ END_TEST
 /* Row: an empty capture is a graph of 0 nodes that instantiates and
  * launches. */
 START_TEST(capture_empty) {
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeRelaxed));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeRelaxed);
   clsGraph_t g;
   CK_OK(clsStreamEndCapture(s, &g));
   ck_assert_uint_eq(node_count(g), 0);
@@ -290,9 +308,7 @@ END_TEST
 /* Begins a capture on a new stream with one kernel in it. */
 static clsStream_t begin_with_work(const arith *a, int *d,
                                    clsStreamCaptureMode mode) {
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, mode));
+  clsStream_t s = capturing_stream(clsStreamDefault, mode);
   CK_OK(launch_fill(a, s, d, 1, N));
   return s;
 }
@@ -404,8 +420,7 @@ START_TEST(capture_legacy_launch_implicit) {
   clsStream_t s = begin_with_work(&a, d, clsStreamCaptureModeRelaxed);
   CK_CLS(launch_fill(&a, NULL, d, 2, N), clsErrorStreamCaptureImplicit);
   expect_invalidated(s);
-  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeRelaxed));
+  s = capturing_stream(clsStreamNonBlocking, clsStreamCaptureModeRelaxed);
   CK_OK(launch_fill(&a, s, d, 1, N));
   CK_OK(launch_fill(&a, NULL, d, 2, N));
   clsGraphExec_t x = end_and_instantiate(s);
@@ -434,60 +449,60 @@ START_TEST(capture_illegal_state) {
 }
 END_TEST
 
-/* Forks s2 off a capture begun on s1 (with one kernel on each). */
-static void fork_two(const arith *a, int *d, clsStream_t *s1, clsStream_t *s2,
-                     clsEvent_t *ev) {
-  CK_OK(clsStreamCreate(s1));
-  CK_OK(clsStreamCreate(s2));
-  CK_OK(clsEventCreate(ev));
-  CK_OK(clsStreamBeginCapture(*s1, clsStreamCaptureModeGlobal));
-  CK_OK(launch_fill(a, *s1, d, 1, N));
-  CK_OK(clsEventRecord(*ev, *s1));
-  CK_OK(clsStreamWaitEvent(*s2, *ev, 0));
-  CK_OK(launch_fill(a, *s2, d + N / 2, 2, N / 2));
+/* Two streams with s2 forked off a capture begun on s1 (one kernel on
+ * each), over the arith kernels and N device ints. */
+typedef struct forked {
+  arith a;
+  int *d;
+  clsStream_t s1, s2;
+  clsEvent_t ev;
+} forked;
+
+static void fork_two(forked *f) {
+  arith_load(&f->a);
+  f->d = dev_ints(N);
+  CK_OK(clsStreamCreate(&f->s1));
+  CK_OK(clsStreamCreate(&f->s2));
+  CK_OK(clsEventCreate(&f->ev));
+  CK_OK(clsStreamBeginCapture(f->s1, clsStreamCaptureModeGlobal));
+  CK_OK(launch_fill(&f->a, f->s1, f->d, 1, N));
+  CK_OK(clsEventRecord(f->ev, f->s1));
+  CK_OK(clsStreamWaitEvent(f->s2, f->ev, 0));
+  CK_OK(launch_fill(&f->a, f->s2, f->d + N / 2, 2, N / 2));
+}
+
+/* Checks that neither stream captures any more, then frees it all. */
+static void fork_done(forked *f) {
+  ck_assert_int_eq(status_of(f->s1), clsStreamCaptureStatusNone);
+  ck_assert_int_eq(status_of(f->s2), clsStreamCaptureStatusNone);
+  CK_OK(clsEventDestroy(f->ev));
+  CK_OK(clsStreamDestroy(f->s1));
+  CK_OK(clsStreamDestroy(f->s2));
+  CK_OK(clsFree(f->d));
+  arith_unload(&f->a);
 }
 
 /* Row: a forked stream that never joined: Unjoined, and it leaves. */
 START_TEST(capture_unjoined) {
-  arith a;
-  arith_load(&a);
-  int *d = dev_ints(N);
-  clsStream_t s1, s2;
-  clsEvent_t ev;
-  fork_two(&a, d, &s1, &s2, &ev);
+  forked f;
+  fork_two(&f);
   clsGraph_t g = (clsGraph_t)0x1234;
-  CK_CLS(clsStreamEndCapture(s1, &g), clsErrorStreamCaptureUnjoined);
+  CK_CLS(clsStreamEndCapture(f.s1, &g), clsErrorStreamCaptureUnjoined);
   ck_assert_ptr_null(g);
-  ck_assert_int_eq(status_of(s2), clsStreamCaptureStatusNone);
-  ck_assert_int_eq(status_of(s1), clsStreamCaptureStatusNone);
-  CK_OK(clsEventDestroy(ev));
-  CK_OK(clsStreamDestroy(s1));
-  CK_OK(clsStreamDestroy(s2));
-  CK_OK(clsFree(d));
-  arith_unload(&a);
+  fork_done(&f);
 }
 END_TEST
 
 /* Row: EndCapture on the forked stream: Unmatched; then the origin's
  * EndCapture fails. */
 START_TEST(capture_unmatched) {
-  arith a;
-  arith_load(&a);
-  int *d = dev_ints(N);
-  clsStream_t s1, s2;
-  clsEvent_t ev;
-  fork_two(&a, d, &s1, &s2, &ev);
+  forked f;
+  fork_two(&f);
   clsGraph_t g;
-  CK_CLS(clsStreamEndCapture(s2, &g), clsErrorStreamCaptureUnmatched);
-  CK_CLS2(clsStreamEndCapture(s1, &g), clsErrorStreamCaptureInvalidated,
+  CK_CLS(clsStreamEndCapture(f.s2, &g), clsErrorStreamCaptureUnmatched);
+  CK_CLS2(clsStreamEndCapture(f.s1, &g), clsErrorStreamCaptureInvalidated,
           clsErrorStreamCaptureUnjoined);
-  ck_assert_int_eq(status_of(s1), clsStreamCaptureStatusNone);
-  ck_assert_int_eq(status_of(s2), clsStreamCaptureStatusNone);
-  CK_OK(clsEventDestroy(ev));
-  CK_OK(clsStreamDestroy(s1));
-  CK_OK(clsStreamDestroy(s2));
-  CK_OK(clsFree(d));
-  arith_unload(&a);
+  fork_done(&f);
 }
 END_TEST
 
@@ -668,8 +683,7 @@ START_TEST(capture_bad_input) {
          clsErrorInvalidResourceHandle);
   CK_OK(clsStreamDestroy(s));
   /* A destroyed capturing stream takes its capture with it. */
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  s = capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(clsStreamDestroy(s));
   void *p;
   CK_OK(clsMalloc(&p, 16));
@@ -685,6 +699,7 @@ int main(void) {
   tcase_add_test(tc, capture_runs_per_launch);
   tcase_add_test(tc, capture_reads_arguments_at_capture);
   tcase_add_test(tc, capture_pinned_copy_reads_at_replay);
+  tcase_add_test(tc, capture_kernel_on_host_memory);
   tcase_add_test(tc_threads, capture_host_function_per_launch);
   tcase_add_test(tc, capture_empty);
   tcase_add_test(tc, capture_fork_join);

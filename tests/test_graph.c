@@ -126,9 +126,8 @@ START_TEST(graph_exec_kernel_set_params) {
   arith a;
   arith_load(&a);
   int *d = dev_ints(N);
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeGlobal));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(launch_fill(&a, s, d, 1, N));
   clsGraph_t g;
   CK_OK(clsStreamEndCapture(s, &g));
@@ -180,11 +179,7 @@ START_TEST(graph_event_after_launch) {
   CK_OK(clsStreamCreateWithFlags(&s2, clsStreamNonBlocking));
   CK_OK(clsStreamBeginCapture(s1, clsStreamCaptureModeGlobal));
   for (int i = 0; i < 8; ++i) CK_OK(launch_scale(&a, s1, d, 2, N));
-  clsGraph_t g;
-  CK_OK(clsStreamEndCapture(s1, &g));
-  clsGraphExec_t x;
-  CK_OK(clsGraphInstantiate(&x, g, 0));
-  CK_OK(clsGraphDestroy(g));
+  clsGraphExec_t x = end_and_instantiate(s1);
   gate *gt = gate_new();
   gate_hold(gt, s1);
   CK_OK(clsGraphLaunch(x, s1));
@@ -236,19 +231,15 @@ START_TEST(graph_exec_two_streams_serial) {
   int *d = dev_ints(N);
   dev_set(d, 0, N);
   overlap o = {0, 0, 0};
-  clsStream_t s1, s2, cap;
+  clsStream_t s1, s2;
   CK_OK(clsStreamCreateWithFlags(&s1, clsStreamNonBlocking));
   CK_OK(clsStreamCreateWithFlags(&s2, clsStreamNonBlocking));
-  CK_OK(clsStreamCreate(&cap));
-  CK_OK(clsStreamBeginCapture(cap, clsStreamCaptureModeGlobal));
+  clsStream_t cap =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeGlobal);
   CK_OK(clsLaunchHostFunc(cap, hf_enter, &o));
   CK_OK(launch_fill(&a, cap, d, 3, N));
   CK_OK(clsLaunchHostFunc(cap, hf_leave, &o));
-  clsGraph_t g;
-  CK_OK(clsStreamEndCapture(cap, &g));
-  clsGraphExec_t x;
-  CK_OK(clsGraphInstantiate(&x, g, 0));
-  CK_OK(clsGraphDestroy(g));
+  clsGraphExec_t x = end_and_instantiate(cap);
   for (int i = 0; i < 6; ++i) CK_OK(clsGraphLaunch(x, i % 2 ? s2 : s1));
   CK_OK(clsStreamSynchronize(s1));
   CK_OK(clsStreamSynchronize(s2));
@@ -286,11 +277,7 @@ START_TEST(graph_exec_safety) {
   CK_OK(clsEventRecord(e2, s2));
   CK_OK(clsStreamWaitEvent(s1, e2, 0));
   CK_OK(launch_scale(&a, s1, d, 2, N));
-  clsGraph_t g;
-  CK_OK(clsStreamEndCapture(s1, &g));
-  clsGraphExec_t x;
-  CK_OK(clsGraphInstantiate(&x, g, 0));
-  CK_OK(clsGraphDestroy(g));
+  clsGraphExec_t x = end_and_instantiate(s1);
   CK_OK(clsEventDestroy(e1));
   CK_OK(clsEventDestroy(e2));
   CK_OK(clsStreamDestroy(s1));
@@ -316,18 +303,13 @@ START_TEST(graph_replay_after_free) {
   arith_load(&a);
   int *d = dev_ints(N);
   dev_set(d, 1, N);
-  clsStream_t s;
-  CK_OK(clsStreamCreate(&s));
-  CK_OK(clsStreamBeginCapture(s, clsStreamCaptureModeRelaxed));
+  clsStream_t s =
+      capturing_stream(clsStreamDefault, clsStreamCaptureModeRelaxed);
   /* An interior pointer, 512 bytes in (the largest buffer alignment seen,
    * rusticl's). */
   CK_OK(launch_scale(&a, s, d + 128, 2, 64));
   CK_OK(launch_scale(&a, s, d, 3, N));
-  clsGraph_t g;
-  CK_OK(clsStreamEndCapture(s, &g));
-  clsGraphExec_t x;
-  CK_OK(clsGraphInstantiate(&x, g, 0));
-  CK_OK(clsGraphDestroy(g));
+  clsGraphExec_t x = end_and_instantiate(s);
   CK_OK(clsGraphLaunch(x, s));
   int *other = dev_ints(N);
   CK_OK(clsStreamSynchronize(s));

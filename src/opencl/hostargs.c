@@ -74,7 +74,15 @@ cl_int cls__ocl_host_args_unmap(cl_command_queue q, const char **what) {
   return err;
 }
 
-cl_event cls__ocl_host_args_remap(cl_command_queue q) {
+unsigned cls__ocl_host_args_noted(void) { return cls__hargs.n; }
+
+unsigned cls__ocl_host_args_drop(void) {
+  unsigned n = cls__hargs.n;
+  cls__hargs.n = 0;
+  return n;
+}
+
+cl_event cls__ocl_host_args_remap(cl_command_queue q, cl_event after) {
   cl_event last = NULL;
   for (unsigned k = 0; k < cls__hargs.n; ++k) {
     if (!cls__hargs.unmapped[k]) continue;
@@ -84,21 +92,24 @@ cl_event cls__ocl_host_args_remap(cl_command_queue q) {
       /* The last one gives it back; a buffer whose memory is host memory
        * maps at the same address again (USE_HOST_PTR: OpenCL promises
        * it).  Out of resources is transient: retried, since a buffer
-       * left unmapped would not be the host's again. */
+       * left unmapped would not be the host's again.  The map waits for
+       * the kernel's event as well as following it in the queue, so that
+       * a failed kernel fails it too. */
       cl_event ev = NULL;
       cl_int err = CL_SUCCESS;
       for (int t = 0; t < 100; ++t) {
-        (void)clEnqueueMapBuffer(q, a->mem, CL_FALSE,
-                                 CL_MAP_READ | CL_MAP_WRITE, 0, a->r.size, 0,
-                                 NULL, &ev, &err);
+        (void)clEnqueueMapBuffer(
+            q, a->mem, CL_FALSE, CL_MAP_READ | CL_MAP_WRITE, 0, a->r.size,
+            after ? 1 : 0, after ? &after : NULL, &ev, &err);
         if (err != CL_OUT_OF_RESOURCES && err != CL_OUT_OF_HOST_MEMORY) break;
         struct timespec ms = {0, 1000000L};
         nanosleep(&ms, NULL);
       }
       if (a->remap) clReleaseEvent(a->remap);
       a->remap = err == CL_SUCCESS ? ev : NULL;
-      if (a->remap && clRetainEvent(a->remap) == CL_SUCCESS) {
+      if (a->remap) {
         if (last) clReleaseEvent(last);
+        clRetainEvent(a->remap);
         last = a->remap;
       }
     }

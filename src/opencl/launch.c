@@ -289,13 +289,14 @@ cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
 /* The rest of a launch of f on s whose arguments did not all go to f's
  * kernel object (CLS__OCL_NEEDS_OFFSET at argument *i): it sets them on
  * the offset variant and enqueues that, as cls__b_launch does with f
- * (under f->lock, taking the variant's lock around it).  *ev as for
- * clEnqueueNDRangeKernel; returns the error, *i and *what as
- * cls__b_launch reads them. */
+ * (under f->lock, taking the variant's lock around it).  Such a launch
+ * passes a host buffer, so the kernel gets its event *ev and the buffers
+ * go back to the host after it (*tail: the map's event, or NULL).
+ * Returns the error, *i and *what as cls__b_launch reads them. */
 static CLS__NOINLINE cl_int cls__launch_variant(
     cls__bstream *s, cls__bfunction *f, void **args, size_t sharedMem,
     const size_t *global, const size_t *local, const cls__ocl_batch *b,
-    cl_event *ev, cl_uint *i, const char **what) {
+    cl_event *ev, cl_event *tail, cl_uint *i, const char **what) {
   cls__bfunction *v = f;
   cl_int err = cls__set_args_offsets(s->dev, f, args, &v, i, what);
   if (v->dyn >= 0 && *i == f->nuser &&
@@ -308,23 +309,9 @@ static CLS__NOINLINE cl_int cls__launch_variant(
       err = clEnqueueNDRangeKernel(s->q, v->k, 3, NULL, global, local, b->n,
                                    b->list, ev);
   }
+  *tail = cls__ocl_host_args_remap(s->q, err == CL_SUCCESS ? *ev : NULL);
   if (v != f) cls__lock_give(&v->lock);
   return err;
-}
-
-/* A launch that gave host buffers back to the host after its kernel (the
- * map's event `mapped`, the caller's): where the launch has its event
- * `ev`, the map's stands for it instead (a record or a synchronize behind
- * the launch then covers the map); without one the stream's next barrier
- * does.  Returns the launch's event from now on. */
-static CLS__NOINLINE cl_event cls__mapped_event(cl_event mapped, int ok,
-                                                cl_event ev) {
-  if (ok && ev) {
-    clReleaseEvent(ev);
-    return mapped;
-  }
-  clReleaseEvent(mapped);
-  return ev;
 }
 
 /* Why sharedMem cannot be given to f on s's device: the device's local
@@ -367,29 +354,40 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   const int guard = s->dev->facts.kc_guard;
   void *kc = guard ? cls__kc_enter(s, f->name, global, local, &b) : NULL;
   cls__lock_take(&f->lock);
+  cl_event tail = NULL;
   err = cls__set_args(s->dev, f, args, &i, &what);
   if (CLS__LIKELY(err != CLS__OCL_NEEDS_OFFSET)) {
     if (CLS__UNLIKELY(f->dyn >= 0) && i == f->nuser &&
         (err = cls__set_dyn(f, sharedMem, &what)) != CL_SUCCESS)
       i = (cl_uint)f->dyn;
+    /* Host buffers (hostargs.c) are given back after the kernel, and the
+     * launch's event is then the last map's: the kernel needs an event. */
+    const unsigned hargs = cls__ocl_host_args_noted();
     if (CLS__LIKELY(i == f->nuser)) {
       what = "clEnqueueNDRangeKernel";
       err = cls__ocl_host_args_unmap(s->q, &what); /* hostargs.c */
       if (err == CL_SUCCESS)
-        err = clEnqueueNDRangeKernel(s->q, f->k, 3, NULL, global, local, b.n,
-                                     b.list,
-                                     guard ? &ev : cls__ocl_event_slot(s, &ev));
+        err = clEnqueueNDRangeKernel(
+            s->q, f->k, 3, NULL, global, local, b.n, b.list,
+            guard || hargs ? &ev : cls__ocl_event_slot(s, &ev));
     }
+    if (CLS__UNLIKELY(hargs))
+      tail = cls__ocl_host_args_remap(s->q, err == CL_SUCCESS ? ev : NULL);
   } else {
-    err = cls__launch_variant(s, f, args, sharedMem, global, local, &b,
-                              guard ? &ev : cls__ocl_event_slot(s, &ev), &i,
-                              &what);
+    err = cls__launch_variant(s, f, args, sharedMem, global, local, &b, &ev,
+                              &tail, &i, &what);
   }
-  cl_event mapped = cls__ocl_host_args_remap(s->q);
   cls__lock_give(&f->lock);
   int ok = i == f->nuser && err == CL_SUCCESS;
-  if (CLS__UNLIKELY(mapped)) ev = cls__mapped_event(mapped, ok, ev);
   if (CLS__UNLIKELY(guard)) cls__kc_leave(kc, s, ok ? ev : NULL);
+  if (CLS__UNLIKELY(tail)) {
+    if (ok && ev) {
+      clReleaseEvent(ev);
+      ev = tail;
+    } else {
+      clReleaseEvent(tail);
+    }
+  }
   if (CLS__LIKELY(ok && !ev)) {
     cls__ocl_end_unnamed(s, &b);
     return clsSuccess;

@@ -25,6 +25,7 @@
 #include "driver.h"
 #include "enqueue.h"
 #include "function.h"
+#include "hostargs.h"
 #include "memory.h"
 
 #include <stdio.h>
@@ -42,13 +43,11 @@ typedef struct cls__oxjob {
 typedef struct cls__oxnode {
   cls__bnode b; /* the front's description (args stay valid) */
   cl_kernel k;  /* kernel nodes: the node's own kernel object */
-  /* A kernel node passing a host buffer (pinned, registered or managed
-   * memory behind a cl_mem): launched through cls__b_launch, which gives
-   * the buffer to the device and back around the kernel and takes any
-   * offset (the function's offset variant); k is then unused. */
-  int via_launch;
   size_t global[3], local[3];
   cls__oxjob job; /* host nodes */
+  /* Kernel nodes passing host buffers, which each launch must unmap and
+   * map again (hostargs.c): launched through launch.c. */
+  int via_launch;
 } cls__oxnode;
 
 struct cls__bexec {
@@ -69,19 +68,19 @@ static void cls__oxjob_run(void *p, clsError_t status) {
 static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
                                    int pointers_only) {
   const cls__bfunction *f = x->b.f;
-  x->via_launch = 0;
   for (cl_uint i = 0; i < f->nargs; ++i) {
     const cls__oarg *a = &f->args[i];
     const void *v = x->b.args[i];
     const char *what = "clSetKernelArg";
     cl_int err;
-    if (a->kind == CLS__ARG_POINTER && cls__ocl_hostbuf_at(*(void *const *)v)) {
-      x->via_launch = 1;
-      continue;
-    } else if (a->kind == CLS__ARG_POINTER) {
+    if (a->kind == CLS__ARG_POINTER) {
       int svm;
       err =
           cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what, &svm);
+      /* A host buffer at an offset no sub-buffer takes: noted like any
+       * host buffer, so the node launches through launch.c, which runs
+       * the function's offset variant. */
+      if (err == CLS__OCL_NEEDS_OFFSET) err = CL_SUCCESS;
     } else if (pointers_only) {
       continue;
     } else if (a->kind == CLS__ARG_VEC3) {
@@ -92,12 +91,14 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
       err = clSetKernelArg(x->k, i, a->size, v);
     }
     if (err != CL_SUCCESS) {
+      (void)cls__ocl_host_args_drop();
       char buf[320];
       snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
                (unsigned)i);
       return cls__ocl_error(err, buf);
     }
   }
+  x->via_launch = cls__ocl_host_args_drop() != 0;
   return clsSuccess;
 }
 
@@ -253,15 +254,15 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
     switch (o->b.kind) {
     case CLS__BNODE_KERNEL: {
       size_t j = i + 1;
-      /* One bracket per run of kernels; one each while tracing, which
-       * needs every command's event, and for a node passing a host
-       * buffer. */
-      const int one = cls__trace_on || o->via_launch;
-      while (!one && j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
+      /* One bracket per run of kernels; one launch each while tracing,
+       * which needs every command's event, and for those passing host
+       * buffers. */
+      const int alone = cls__trace_on || o->via_launch;
+      while (!alone && j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
              !x->nodes[j].via_launch)
         ++j;
-      e = one ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
-              : cls__ox_kernels(x, i, j, s);
+      e = alone ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
+                : cls__ox_kernels(x, i, j, s);
       i = j;
       continue;
     }

@@ -43,6 +43,8 @@
 #include <time.h>
 #include <unistd.h>
 
+extern char **environ;
+
 #ifndef CLSFAULT_SHIM
 #error "CLSFAULT_SHIM must name libclsfault.so"
 #endif
@@ -519,7 +521,6 @@ static void sc_hostmem(void) {
   static _Alignas(4096) unsigned reg[N + 1];
   unsigned *pin = NULL, *man = NULL;
   clsMemLocation dev0 = {clsMemLocationTypeDevice, 0};
-  STEP(load_module());
   STEP(clsMallocHost((void **)&pin, N * sizeof(unsigned)));
   STEP(fill(g_s1, pin, 7));
   STEP(clsHostRegister(reg, sizeof reg, clsHostRegisterDefault));
@@ -864,7 +865,9 @@ static void judge(const scenario *sc, const child *ch, const outcome *o,
   if (o->timedout)
     why = "hang (timeout)";
   else if (WIFSIGNALED(o->status)) {
-    snprintf(whybuf, sizeof whybuf, "crash (signal %d)", WTERMSIG(o->status));
+    snprintf(whybuf, sizeof whybuf, "crash (signal %d) %s", WTERMSIG(o->status),
+             o->rline[0] ? "after the result line (at exit)"
+                         : "before the result line");
     why = whybuf;
   } else if (!o->rline[0])
     why = "no result line (exit without a report)";
@@ -903,9 +906,22 @@ static void judge(const scenario *sc, const child *ch, const outcome *o,
     t->fail++;
     printf("FAIL %s: call %ld (%s) -> %d: %s\n", sc->name, ch->n,
            o->inject[0] ? o->inject : "?", ch->code, why);
-    printf("     repro: CLSFAULT_N=%ld CLSFAULT_CODE=%d LD_PRELOAD=%s "
-           "%s --run %s\n",
+    printf("     repro:");
+    for (char **e = environ; *e; ++e)
+      if (!strncmp(*e, "CLSTREAM_", 9)) printf(" %s", *e);
+    printf(" CLSFAULT_N=%ld CLSFAULT_CODE=%d LD_PRELOAD=%s %s --run %s\n",
            ch->n, ch->code, CLSFAULT_SHIM, g_self, sc->name);
+    /* What the run printed last (its steps' errors), for a failure seen
+     * once and not again. */
+    const char *tail = ch->buf;
+    for (int lines = 0, k = (int)ch->len - 1; k > 0; --k)
+      if (ch->buf[k - 1] == '\n' && ++lines == 6) {
+        tail = ch->buf + k;
+        break;
+      }
+    if (*tail)
+      printf("     its output, last lines:\n%s%s", tail,
+             tail[strlen(tail) - 1] == '\n' ? "" : "\n");
   } else if (t->verbose) {
     printf("ok   %s: call %ld (%s) -> %d: %s (%.0f ms)\n", sc->name, ch->n,
            o->inject, ch->code, o->rline, o->ms);

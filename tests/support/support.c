@@ -494,6 +494,25 @@ char *capture_end(capture *c) {
   return s;
 }
 
+/* ---- Stream capture ---------------------------------------------------- */
+
+clsStream_t capturing_stream(unsigned flags, clsStreamCaptureMode mode) {
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, flags));
+  CK_OK(clsStreamBeginCapture(s, mode));
+  return s;
+}
+
+clsGraphExec_t end_and_instantiate(clsStream_t s) {
+  clsGraph_t g = NULL;
+  CK_OK(clsStreamEndCapture(s, &g));
+  ck_assert_ptr_nonnull(g);
+  clsGraphExec_t x = NULL;
+  CK_OK(clsGraphInstantiate(&x, g, 0));
+  CK_OK(clsGraphDestroy(g));
+  return x;
+}
+
 /* ---- Runner ---------------------------------------------------------- */
 
 /* Runs before each test, in the test's process.  When Check forks (the

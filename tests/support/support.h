@@ -250,6 +250,14 @@ typedef struct capture {
 void capture_begin(capture *c);
 char *capture_end(capture *c);
 
+/* ---- Stream capture (test_capture, test_graph) ------------------------ */
+
+/* A new stream created with `flags`, capturing in `mode` (asserts). */
+clsStream_t capturing_stream(unsigned flags, clsStreamCaptureMode mode);
+/* Ends the capture on s, checks that it gave a graph, instantiates it,
+ * destroys the graph and returns the exec (asserts). */
+clsGraphExec_t end_and_instantiate(clsStream_t s);
+
 /* ---- Runner ---------------------------------------------------------- */
 
 /* A test case with a timeout in seconds. */

@@ -1,8 +1,9 @@
-/* Private to the front: a stream as the front keeps it (stream.c) and the
- * resolution of a stream handle to its device and backend stream, with
- * the inline fast path that every launch, copy and record takes. */
-#ifndef CLSTREAM_STREAM_H
-#define CLSTREAM_STREAM_H
+/* Private to the front: a stream as the front keeps it (made and destroyed
+ * by stream.c) and the resolution of a stream handle to its device and
+ * backend stream (stream_resolve.c), with the inline fast path that every
+ * launch, copy and record takes. */
+#ifndef CLSTREAM_STREAM_RESOLVE_H
+#define CLSTREAM_STREAM_RESOLVE_H
 
 #include "device.h"
 #include "internal.h"
@@ -16,12 +17,12 @@ typedef struct cls__stream {
 } cls__stream;
 
 /* The calling thread's last legacy stream and its device (-1: none yet),
- * kept by cls__stream_resolve_slow (stream.c): a device's legacy stream,
- * once created, lives as long as the library (backend.h). */
+ * kept by cls__stream_resolve_slow (stream_resolve.c): a device's legacy
+ * stream, once created, lives as long as the library (backend.h). */
 extern _Thread_local cls__bstream *cls__tl_legacy CLS__TLS_FAST;
 extern _Thread_local int cls__tl_legacy_dev CLS__TLS_FAST;
-/* cls__stream_resolve's slow cases (stream.c): the default streams but the
- * thread's cached legacy stream, and a handle that is not a live stream. */
+/* cls__stream_resolve's slow cases (stream_resolve.c): the default streams but
+ * the thread's cached legacy stream, and a handle that is not a live stream. */
 clsError_t cls__stream_resolve_slow(clsStream_t h, int *dev, cls__bstream **b,
                                     unsigned *flags, int *priority);
 /* Resolves a stream handle (NULL, clsStreamLegacy, clsStreamPerThread or a
@@ -55,4 +56,4 @@ static inline clsError_t cls__stream_resolve(clsStream_t h, int *dev,
   return cls__stream_resolve_slow(h, dev, b, flags, priority);
 }
 
-#endif /* CLSTREAM_STREAM_H */
+#endif /* CLSTREAM_STREAM_RESOLVE_H */
