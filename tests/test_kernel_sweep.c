@@ -24,7 +24,7 @@
  *
  * Each kernel of a built module (found by scanning the source, with a
  * small preprocessor, for CLS_KERNEL [attributes] void NAME(params), where
- * the attributes may be behind macros) is launched with a grid of one
+ * the attributes and the parameter list may be behind macros) is launched with a grid of one
  * block of one thread, then with a block of 64 threads where the device
  * allows it (a kernel with a reqd_work_group_size gets only that block),
  * each followed by clsDeviceSynchronize.  Pointer parameters get separate
@@ -658,11 +658,20 @@ static void scan_kernels(const char *module, const char *options, int cuda,
         reqd[0] = reqd[1] = reqd[2] = 0;
       p = skip_space(after);
     }
-    const char *name = NULL, *name_end = NULL, *open = NULL;
+    const char *name = NULL, *name_end = NULL, *open = NULL, *rest = NULL;
     if (strncmp(p, "void", 4) == 0 && !is_ident((unsigned char)p[4])) {
       name = skip_space(p + 4);
       name_end = ident_end(name, name + strlen(name));
       open = skip_space(name_end);
+      /* A parameter list behind an object-like macro of the source. */
+      if (is_ident_start((unsigned char)*open)) {
+        const char *me = ident_end(open, open + strlen(open));
+        int i = pp_find(&d, open, (size_t)(me - open));
+        if (i >= 0) {
+          rest = me;
+          open = skip_space(d.body[i]);
+        }
+      }
     }
     const char *close = open && *open == '(' ? close_paren(open) : NULL;
     if (!name || name_end == name || !close) {
@@ -670,7 +679,7 @@ static void scan_kernels(const char *module, const char *options, int cuda,
                "line %d: cannot read the kernel after CLS_KERNEL", line);
       break;
     }
-    p = skip_space(close + 1);
+    p = skip_space(rest ? rest : close + 1);
     if (*p == ';') continue; /* a declaration */
     if (*p != '{') {
       snprintf(out->error, sizeof out->error,
