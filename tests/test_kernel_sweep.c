@@ -24,9 +24,9 @@
  *
  * Each kernel of a built module (found by scanning the source, with a
  * small preprocessor, for CLS_KERNEL [attributes] void NAME(params), where
- * the attributes and the parameter list may be behind macros) is launched with a grid of one
- * block of one thread, then with a block of 64 threads where the device
- * allows it (a kernel with a reqd_work_group_size gets only that block),
+ * the attributes and the parameter list may be behind macros) is launched with
+ * a grid of one block of one thread, then with a block of 64 threads where the
+ * device allows it (a kernel with a reqd_work_group_size gets only that block),
  * each followed by clsDeviceSynchronize.  Pointer parameters get separate
  * zeroed device buffers of 64 KiB; every other parameter is zero.  A launch
  * refused with InvalidValue is accepted (with a NOTE) only for a kernel that
