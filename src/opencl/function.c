@@ -332,7 +332,8 @@ cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
   if (f->alt) return CL_SUCCESS;
   cl_program prog;
   const cls__rw *rw;
-  cl_int err = cls__ocl_module_offsets(f->mod, &prog, &rw, why, nwhy);
+  cl_int err = cls__ocl_offvar_get(f->mod->dev, &f->mod->off, &f->mod->lock,
+                                   &prog, &rw, why, nwhy);
   if (err != CL_SUCCESS) return err;
   cl_kernel k = clCreateKernel(prog, f->name, &err);
   if (!k || err != CL_SUCCESS) {

@@ -8,6 +8,7 @@
 
 #include "command.h"
 #include "kernel_rw.h"
+#include "modbuild.h"
 
 #include <stdint.h>
 
@@ -87,7 +88,7 @@ struct cls__bfunction {
   struct cls__bmodule *mod;    /* its module */
   /* The offset variant (SVM-memory devices only): the same kernel built
    * from the module's source rewritten with an offset argument per
-   * pointer parameter (cls__ocl_module_offsets), with its own kernel
+   * pointer parameter (cls__ocl_offvar_get, modbuild.c), with its own kernel
    * object, arguments and lock.  Made on the first launch that passes a
    * host buffer at an offset no sub-buffer takes; such launches run it
    * instead (launch.c).  Read and written under `lock`; NULL until then,
@@ -111,28 +112,14 @@ struct cls__bmodule {
   cls__rw rw;
   void *gstore;
   size_t gbytes;
-  /* SVM-memory devices: the source and options as loaded (before the
-   * rewrite), from which the offset variant's program is built on first
-   * need (`offprog`, with its rewrite's record `offrw`; `off_failed`:
-   * that build failed, with the reason in off_why), under `lock`. */
-  char *plain;
-  char *plain_opts;
-  cl_program offprog;
-  cls__rw offrw;
-  int off_failed;
-  char off_why[240];
+  /* SVM-memory devices: the offset variant (modbuild.h), under `lock`. */
+  cls__offvar off;
 };
 
 /* Measures what m's rewrite asked for and sets up its globals
  * (modmeta.c). */
 clsError_t cls__ocl_module_meta(cls__bmodule *m);
 
-/* The program of m's offset variant (built once, under module.lock; the
- * caller holds a function's lock) in *prog, with its rewrite's record in
- * *rw, both m's.  On failure the driver's code (or CL_INVALID_VALUE where
- * the source cannot be rewritten) with `why` (module.c). */
-cl_int cls__ocl_module_offsets(cls__bmodule *m, cl_program *prog,
-                               const cls__rw **rw, char *why, size_t nwhy);
 /* f's offset variant (see cls__bfunction), made on first need, under
  * f->lock.  On failure the driver's code with `why` (function.c). */
 cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,

@@ -15,7 +15,6 @@
  */
 #include "function.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,65 +23,11 @@
 
 static void cls__module_free(cls__bmodule *m);
 
-/* The program's build log for d (malloc'd), or NULL when it cannot be
- * read.  With `keep_empty` an empty log is returned as "". */
-static char *cls__build_log(cl_program p, cl_device_id d, int keep_empty) {
-  size_t n = 0;
-  if (clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, 0, NULL, &n) !=
-      CL_SUCCESS)
-    return keep_empty ? strdup("") : NULL;
-  char *log = malloc(n + 1);
-  if (!log) return NULL;
-  if (n && clGetProgramBuildInfo(p, d, CL_PROGRAM_BUILD_LOG, n, log, NULL) !=
-               CL_SUCCESS)
-    n = 0;
-  log[n] = '\0';
-  n = strlen(log); /* the size the driver reports counts the NUL */
-  /* Drop trailing white space; a log of nothing but that is no log. */
-  while (n && isspace((unsigned char)log[n - 1])) log[--n] = '\0';
-  if (!n && !keep_empty) {
-    free(log);
-    return NULL;
-  }
-  return log;
-}
-
 /* Whether CLSTREAM_KERNEL_ARG_INFO=source asks for parameter types from
  * the source even where the driver would give them. */
 static int cls__arg_info_from_source(void) {
   const char *v = cls__setting(CLS__SET_KERNEL_ARG_INFO);
   return v && strcmp(v, "source") == 0;
-}
-
-/* Builds `source` for d with `extra` (may be NULL) before the user's
- * options.  Returns the program (built or not) and the build's code. */
-static cl_program cls__build(cls__ocl_device *d, const char *source,
-                             const char *extra, const char *options,
-                             cl_int *err) {
-  /* The kernel clock's -D where the device's probe asked for it
-   * (facts.c: the compiler takes inline PTX). */
-  const char *clock = d->facts.clock_ptx ? "-DCLS__CLOCK_PTX=1 " : "";
-  size_t clen = strlen(clock);
-  size_t elen = extra ? strlen(extra) : 0;
-  size_t olen = options ? strlen(options) : 0;
-  char *opts = malloc(clen + elen + 1 + olen + 1);
-  if (!opts) {
-    *err = CL_OUT_OF_HOST_MEMORY;
-    return NULL;
-  }
-  memcpy(opts, clock, clen);
-  memcpy(opts + clen, extra ? extra : "", elen);
-  elen += clen;
-  opts[elen] = ' ';
-  memcpy(opts + elen + 1, options ? options : "", olen);
-  opts[elen + 1 + olen] = '\0';
-  cl_program p = clCreateProgramWithSource(d->ctx, 1, &source, NULL, err);
-  if (p && *err == CL_SUCCESS)
-    *err = clBuildProgram(p, 1, &d->id, opts, NULL, NULL);
-  else if (*err == CL_SUCCESS)
-    *err = CL_OUT_OF_HOST_MEMORY;
-  free(opts);
-  return p;
 }
 
 clsError_t cls__b_module_load(int dev, const char *source, const char *options,
@@ -107,14 +52,14 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
 
   int from_source = cls__arg_info_from_source();
   cl_int err;
-  cl_program p = cls__build(
+  cl_program p = cls__ocl_build(
       d, source, from_source ? NULL : "-cl-kernel-arg-info", options, &err);
   if (err == CL_BUILD_PROGRAM_FAILURE && !from_source) {
     /* Perhaps only the argument info breaks the build (NVIDIA, with an
      * empty kernel); a program that fails without it too is reported
      * with the log of that build. */
     cl_int err2;
-    cl_program p2 = cls__build(d, source, NULL, options, &err2);
+    cl_program p2 = cls__ocl_build(d, source, NULL, options, &err2);
     if (err2 == CL_SUCCESS || err2 == CL_BUILD_PROGRAM_FAILURE) {
       if (p) clReleaseProgram(p);
       p = p2;
@@ -128,7 +73,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
     cls__rw_free(&rw);
     return cls__ocl_error(err, "clCreateProgramWithSource");
   }
-  *log = cls__build_log(p, d->id, err != CL_SUCCESS);
+  *log = cls__ocl_build_log(p, d->id, err != CL_SUCCESS);
   if (err != CL_SUCCESS) {
     clsError_t code = cls__ocl_code(err);
     if (code == clsErrorInvalidSource)
@@ -156,16 +101,16 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
   /* On SVM memory, what the offset variant is built from. */
   const int plain = !d->facts.buffers;
   if (m && plain) {
-    m->plain = strdup(plain_src);
-    m->plain_opts = strdup(options ? options : "");
+    m->off.plain = strdup(plain_src);
+    m->off.plain_opts = strdup(options ? options : "");
   }
   if (!m || (from_source && (!m->source || !m->options)) ||
-      (plain && (!m->plain || !m->plain_opts))) {
+      (plain && (!m->off.plain || !m->off.plain_opts))) {
     if (m) {
       free(m->source);
       free(m->options);
-      free(m->plain);
-      free(m->plain_opts);
+      free(m->off.plain);
+      free(m->off.plain_opts);
     }
     free(m);
     clReleaseProgram(p);
@@ -219,76 +164,13 @@ static void cls__module_free(cls__bmodule *m) {
     f = next;
   }
   clReleaseProgram(m->prog);
-  if (m->offprog) clReleaseProgram(m->offprog);
   pthread_mutex_destroy(&m->lock);
   if (m->gstore) (void)cls__b_free(m->dev->index, m->gstore);
   cls__rw_free(&m->rw);
-  cls__rw_free(&m->offrw);
+  cls__ocl_offvar_free(&m->off);
   free(m->source);
   free(m->options);
-  free(m->plain);
-  free(m->plain_opts);
   free(m);
-}
-
-/* ---- The offset variant ------------------------------------------------ */
-
-/* Builds m's source as the buffer path would (every pointer parameter
- * with an offset argument) into m->offprog, under m->lock.  The variant
- * shares the module's globals (its kernels take m->gstore), so neither of
- * the rewrite's helper kernels is run again. */
-static cl_int cls__offsets_build(cls__bmodule *m, char *why, size_t nwhy) {
-  cls__ocl_device *d = m->dev;
-  cls__rw rw;
-  if (cls__rewrite(m->plain, m->plain_opts, d->predef, 1, &rw, why, nwhy) != 0)
-    return strstr(why, "out of host memory") ? CL_OUT_OF_HOST_MEMORY
-                                             : CL_INVALID_VALUE;
-  cl_int err;
-  cl_program p = cls__build(d, rw.source ? rw.source : m->plain, NULL,
-                            m->plain_opts, &err);
-  if (err != CL_SUCCESS) {
-    if (err == CL_BUILD_PROGRAM_FAILURE) {
-      char *log = p ? cls__build_log(p, d->id, 0) : NULL;
-      snprintf(why, nwhy, "the rewritten source failed to build: %s",
-               log ? log : "(no log)");
-      free(log);
-    } else {
-      snprintf(why, nwhy, "clBuildProgram failed (%d)", (int)err);
-    }
-    if (p) clReleaseProgram(p);
-    cls__rw_free(&rw);
-    return err;
-  }
-  free(rw.source);
-  rw.source = NULL;
-  m->offrw = rw;
-  m->offprog = p;
-  return CL_SUCCESS;
-}
-
-cl_int cls__ocl_module_offsets(cls__bmodule *m, cl_program *prog,
-                               const cls__rw **rw, char *why, size_t nwhy) {
-  cl_int err = CL_SUCCESS;
-  pthread_mutex_lock(&m->lock);
-  if (!m->plain) {
-    snprintf(why, nwhy, "the module keeps no source to rewrite");
-    err = CL_INVALID_VALUE;
-  } else if (m->off_failed) {
-    snprintf(why, nwhy, "%s", m->off_why);
-    err = CL_INVALID_VALUE;
-  } else if (!m->offprog) {
-    /* A compile, not a device wait, under the locks of the launch that
-     * first needs it (stream.lock, function.lock). */
-    err = cls__offsets_build(m, why, nwhy);
-    if (err == CL_INVALID_VALUE || err == CL_BUILD_PROGRAM_FAILURE) {
-      m->off_failed = 1; /* a fact of the source: not tried again */
-      snprintf(m->off_why, sizeof m->off_why, "%s", why);
-    }
-  }
-  *prog = m->offprog;
-  *rw = &m->offrw;
-  pthread_mutex_unlock(&m->lock);
-  return err;
 }
 
 /* An object waiting for the work pending when it was let go (a module at
