@@ -199,10 +199,9 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
 }
 
 /* Sets every argument of offset variant v from args (under v->lock),
- * none skipped: its launches are rare, and so the launch path's own
- * helpers each keep one caller (and stay inline there).  A pointer goes
- * as its buffer and offset where the variant has its offset argument.
- * Returns as cls__set_args. */
+ * none skipped (its launches are rare).  A pointer goes as its buffer and
+ * offset where the variant has its offset argument, as on the buffer
+ * path.  Returns as cls__set_args. */
 static cl_int cls__set_variant_args(cls__ocl_device *d, cls__bfunction *v,
                                     void **args, cl_uint *i,
                                     const char **what) {
@@ -220,18 +219,10 @@ static cl_int cls__set_variant_args(cls__ocl_device *d, cls__bfunction *v,
     *what = "clSetKernelArg";
     if (p->kind == CLS__ARG_POINTER) {
       void *ptr = *(void *const *)a;
-      cl_mem mem;
-      size_t off = 0;
       int svm;
-      if (p->op != CLS__OP_PTR_OFF)
-        err = cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
-      else if (ptr && cls__ocl_arg_buffer_at(ptr, &mem, &off))
-        err = clSetKernelArg(v->k, n, sizeof mem, &mem);
-      else
-        err = cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
-      const cl_ulong o = off;
-      if (err == CL_SUCCESS && p->op == CLS__OP_PTR_OFF)
-        err = clSetKernelArg(v->k, p->off_arg, sizeof o, &o);
+      err = p->op == CLS__OP_PTR_OFF
+                ? cls__set_ptr_off(d, v, n, ptr, what)
+                : cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
     } else if (p->kind == CLS__ARG_VEC3) {
       unsigned char v3[CLS__VEC3_MAX] = {0};
       memcpy(v3, a, p->copy);
