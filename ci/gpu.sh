@@ -22,20 +22,37 @@
 # (libclblast1 needs only libc, libstdc++ and an OpenCL loader; CMake finds
 # CLBlast's package file under the prefix, for examples/gemm_pipeline.)
 #
-# Each variant's configure, build and CTest output goes to <variant>.log and
-# the summary (pass counts, device names, driver, nvcc and date) to
-# gpu-summary.md, in $OUT when it is set, else in build-gpu/out/; all of it
-# is also printed.  A failing variant does not stop the next one; the exit
-# status is non-zero if any failed.  Before its suite, the nvidia variant
-# runs the raw probe docs/repro/arg_form_switch.c into the summary.
+# The two builds run at once, then the three suites at once, each cut at a
+# deadline so that the whole run (all three variants) ends within about 9
+# minutes on the H100/H200 machine (16 cores): CTest with CLS_CTEST_JOBS
+# programs at a time (4), every test capped at CLS_TEST_TIMEOUT seconds
+# (200), the CPU-only labels model and fault left out unless CLS_CTEST_ARGS
+# says otherwise.  Each failed test is then run again with CLSTREAM_LOG=1,
+# and the summary lists it with the first line clstream logged for it.
+# Last come the benchmark's graph rows (clstream-bench --quick) of each
+# variant, one at a time so that they do not disturb each other.  Before
+# the suites, the raw probe docs/repro/arg_form_switch.c runs on NVIDIA's
+# platform.
 #
-# Each variant also runs alone (bash ci/gpu.sh cuda), for a machine that
-# limits how long one command may take.
+# Each variant's configure, build and CTest output goes to <variant>.log
+# (the failed tests' second run to <variant>-rerun.log), the benchmark's
+# JSON to bench-<variant>.json; the summary (pass counts, failures with
+# their reason, device names, driver, nvcc and date) to gpu-summary.md.
+# With $OUT set (the GPU machine's output folder) the summary and one
+# tarball of all the logs, gpu-logs.tar.gz, go there; otherwise everything
+# goes to build-gpu/out/.  A failing variant does not stop the others; the
+# exit status is non-zero if any failed.
+#
+# Each variant also runs alone (bash ci/gpu.sh cuda).
 #
 # Environment:
 #   CLS_PREFIX         where the packages are unpacked (/tmp/prefix)
-#   CLS_CTEST_JOBS     test programs run at once (1)
-#   CLS_CTEST_ARGS     more ctest arguments, e.g. "-L example"
+#   CLS_CTEST_JOBS     test programs run at once in each variant (4)
+#   CLS_CTEST_ARGS     ctest's label or name selection ("-LE model|fault";
+#                      empty: every test), e.g. "-L example"
+#   CLS_TEST_TIMEOUT   seconds one test program may take (200)
+#   CLS_GPU_DEADLINE   seconds for the builds, suites and benchmark (520)
+#   CLS_GPU_LOGS       where the logs go (see above)
 #   CLS_NVIDIA_DEVICE  CLSTREAM_DEVICE of the nvidia variant (NVIDIA)
 #   CLS_POCL_DEVICE    CLSTREAM_DEVICE of the pocl variant (Portable; "cpu-"
 #                      or "pthread" should a PoCL built with its CUDA driver
@@ -60,11 +77,17 @@ for v in "${variants[@]}"; do
   esac
 done
 
-out=${OUT:-$root/build-gpu/out}
-mkdir -p "$out" || exit 2
-summary=$out/gpu-summary.md
+# The summary and one tarball of every log go to $OUT (the GPU machine
+# brings back only a few files from there); the logs themselves to
+# $CLS_GPU_LOGS (default /tmp/cls-gpu-logs, or build-gpu/out without $OUT).
+if [[ -n ${OUT:-} ]]; then dest=$OUT; out=${CLS_GPU_LOGS:-/tmp/cls-gpu-logs}; else
+  dest=$root/build-gpu/out
+  out=${CLS_GPU_LOGS:-$dest}
+fi
+mkdir -p "$out" "$dest" || exit 2
+summary=$dest/gpu-summary.md
 prefix=${CLS_PREFIX:-/tmp/prefix}
-jobs=${CLS_CTEST_JOBS:-1}
+jobs=${CLS_CTEST_JOBS:-4}
 werror=${CLS_WERROR:-OFF}
 ncpu=$(nproc 2>/dev/null || echo 4)
 
@@ -153,31 +176,45 @@ done
 say ""
 
 # ---- Variants -------------------------------------------------------------
-declare -A result
+# The two builds run at once, then the three suites at once (each with
+# $jobs programs at a time), each cut at the deadline; then the failed
+# tests again with CLSTREAM_LOG=1 for their first reason, then the
+# benchmark's graph rows of each build, one build at a time.
 status=0
+work=$out/work
+mkdir -p "$work"
 
 # build <dir> <log> <cmake args...>: configure and build; 0 on success.
 build() {
   local dir=$1 log=$2
   shift 2
-  echo "== configure $dir" | tee -a "$log"
-  cmake -S "$root" -B "$dir" "${cmake_common[@]}" "$@" 2>&1 | tee -a "$log" ||
-    return 1
-  echo "== build $dir" | tee -a "$log"
-  cmake --build "$dir" -j"$ncpu" 2>&1 | tee -a "$log" || return 1
+  {
+    echo "== configure $dir"
+    cmake -S "$root" -B "$dir" "${cmake_common[@]}" "$@" || return 1
+    echo "== build $dir"
+    cmake --build "$dir" -j"$ncpu"
+  } >>"$log" 2>&1
 }
 
-# run <variant> <build dir> <CLSTREAM_DEVICE or empty>
-run() {
-  local v=$1 dir=$2 dev=$3 log=$out/$1.log t0 rc
+left() { # seconds left before deadline $1 (seconds since the start), >= 10
+  local s=$(($1 - ($(date +%s) - t_start)))
+  ((s < 10)) && s=10
+  echo "$s"
+}
+
+# suite <variant> <build dir> <CLSTREAM_DEVICE or empty>: the variant's
+# CTest run into <variant>.log, its summary section into work/<variant>.md,
+# its result (pass or FAIL) into work/<variant>.result.
+suite() {
+  local v=$1 dir=$2 dev=$3 log=$out/$1.log md=$work/$1.md t0 rc
   t0=$(date +%s)
-  echo "== ctest ($v, CLSTREAM_DEVICE=${dev:-unset})" | tee -a "$log"
+  echo "== ctest ($v, CLSTREAM_DEVICE=${dev:-unset}, $(left "$suite_deadline") s left)" >>"$log"
   # shellcheck disable=SC2086
   (cd "$dir" && if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; else
     unset CLSTREAM_DEVICE; fi &&
-    ctest --output-on-failure -V -j"$jobs" ${CLS_CTEST_ARGS:-}) 2>&1 |
-    tee -a "$log"
-  rc=${PIPESTATUS[0]}
+    timeout -k 10 "$(left "$suite_deadline")" ctest --output-on-failure -V \
+      -j"$jobs" --timeout "$test_timeout" $ctest_args) >>"$log" 2>&1
+  rc=$?
   local secs=$(($(date +%s) - t0))
   # CTest's summary, the Check programs' totals, the device the examples used.
   local line checks fails errs device
@@ -185,72 +222,137 @@ run() {
   read -r checks fails errs < <(grep -oE 'Checks: [0-9]+, Failures: [0-9]+, Errors: [0-9]+' "$log" |
     awk -F'[:,] *' '{c += $2; f += $4; e += $6} END {print c+0, f+0, e+0}')
   device=$(grep -oE 'device [0-9]+: .*' "$log" | head -n1)
-  say "## $v"
-  say ""
-  say "- device: ${device:-(no example printed one)}"
-  say "- CTest: ${line:-no summary} (exit $rc, ${secs} s)"
-  say "- Check: $checks checks, $fails failures, $errs errors"
-  grep -E '^[[:space:]]+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception)' "$log" |
-    sed 's/^[[:space:]]*/- failed: /' | tee -a "$summary"
-  say ""
-  if ((rc == 0)) && [[ -n $line ]]; then result[$v]=pass; else
-    result[$v]=FAIL
-    status=1
+  ((rc == 124 || rc == 137)) && line="${line:-no summary}; CUT at the deadline"
+  {
+    echo "## $v"
+    echo
+    echo "- device: ${device:-(no example printed one)}"
+    echo "- CTest: ${line:-no summary} (exit $rc, ${secs} s, $jobs at a time)"
+    echo "- Check: $checks checks, $fails failures, $errs errors"
+  } >"$md"
+  # The failed tests, each with the first line CLSTREAM_LOG=1 prints for
+  # it when run again alone (the reason clstream gave, if any).
+  local failed=()
+  mapfile -t failed < <(grep -E '^[[:space:]]+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Not Run|Exception|Child aborted)' "$log" |
+    sed -E 's/^[[:space:]]*[0-9]+ - ([^ ]+) .*/\1/')
+  if ((${#failed[@]})); then
+    local relog=$out/$v-rerun.log t
+    (cd "$dir" && if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; else
+      unset CLSTREAM_DEVICE; fi && export CLSTREAM_LOG=1 &&
+      timeout -k 5 "$(left "$rerun_deadline")" ctest -V -j"$jobs" --timeout 60 \
+        -R "^($(IFS='|'; echo "${failed[*]}"))\$") >"$relog" 2>&1
+    for t in "${failed[@]}"; do
+      local num first
+      num=$(grep -m1 -E "^ *Start +[0-9]+: $t\$" "$relog" | sed -E 's/.*Start +([0-9]+):.*/\1/')
+      first=$(grep -m1 -E "^${num:-x}: clstream: " "$relog" | sed -E 's/^[0-9]+: //')
+      echo "- failed: $t: ${first:-(no CLSTREAM_LOG line when run again)}" >>"$md"
+    done
   fi
+  echo >>"$md"
+  if ((rc == 0)) && [[ -n $line ]]; then echo pass; else echo FAIL; fi >"$work/$v.result"
 }
 
-# A raw OpenCL probe from docs/repro/ on NVIDIA's platform, its output in
-# the summary (a driver fact for docs/drivers.md; it fails no run).
+# A raw OpenCL program from docs/repro/ on platform $2, its output in the
+# summary (a driver fact for docs/drivers.md; it fails no run).
 probe() {
-  local name=$1 bin=$root/build-gpu-opencl/$1
+  local name=$1 platform=$2 bin=$root/build-gpu-opencl/$1
   if cc -O1 -I"$prefix/usr/include" -o "$bin" "docs/repro/$name.c" \
-    -L"$libdir" -lOpenCL 2>>"$out/nvidia.log"; then
-    say "- docs/repro/$name.c on NVIDIA's OpenCL (exit $(
-      PROBE_PLATFORM=${CLS_NVIDIA_DEVICE:-NVIDIA} "$bin" >"$out/$name.txt" 2>&1
-      echo $?
-    )):"
+    -L"$libdir" -lOpenCL 2>>"$out/probes.log"; then
+    local rc
+    PROBE_PLATFORM=$platform timeout 60 "$bin" >"$work/$name.txt" 2>&1
+    rc=$?
+    say "- docs/repro/$name.c on $platform (exit $rc):"
     say '```'
-    say "$(cat "$out/$name.txt")"
+    say "$(cat "$work/$name.txt")"
     say '```'
+  else
+    say "- docs/repro/$name.c: did not compile (probes.log)"
   fi
 }
 
-opencl_built=
-for v in "${variants[@]}"; do
-  log=$out/$v.log
-  : >"$log"
-  case $v in
-  cuda)
-    if build "$root/build-gpu-cuda" "$log" -DCLSTREAM_BACKEND=CUDA; then
-      run cuda "$root/build-gpu-cuda" ""
-    else
-      say "## cuda"$'\n\n'"- build FAILED (see cuda.log)"$'\n'
-      result[cuda]="build FAILED"
-      status=1
-    fi
-    ;;
-  nvidia | pocl)
-    if [[ -z $opencl_built ]]; then
-      if build "$root/build-gpu-opencl" "$log" -DCLSTREAM_BACKEND=OpenCL \
-        "${cmake_opencl[@]}"; then opencl_built=ok; else opencl_built=failed; fi
-    fi
-    if [[ $opencl_built == ok ]]; then
-      [[ $v == nvidia ]] && probe arg_form_switch
-      if [[ $v == nvidia ]]; then dev=${CLS_NVIDIA_DEVICE:-NVIDIA}; else
-        dev=${CLS_POCL_DEVICE:-Portable}
-      fi
-      run "$v" "$root/build-gpu-opencl" "$dev"
-    else
-      say "## $v"$'\n\n'"- build FAILED (see the first OpenCL variant's log)"$'\n'
-      result[$v]="build FAILED"
-      status=1
-    fi
-    ;;
-  esac
-done
+# bench <variant> <build dir> <CLSTREAM_DEVICE or empty>: the graph rows.
+bench() {
+  local v=$1 dir=$2 dev=$3 bin=$2/bench/clstream-bench
+  [[ -x $bin ]] || return 0
+  (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; else unset CLSTREAM_DEVICE; fi
+    timeout -k 5 "$(left "$bench_deadline")" "$bin" --quick \
+      --scenario graph_10,graph_100,graph_1000 --json "$out/bench-$v.json") \
+    >"$work/bench-$v.txt" 2>&1
+  say "- $v (exit $?):"
+  say '```'
+  say "$(grep -E 'graph_|ours|raw|plain' "$work/bench-$v.txt" | head -n 20)"
+  say '```'
+}
 
-say "## Result"
+t_start=$(date +%s)
+deadline=${CLS_GPU_DEADLINE:-520} # seconds for everything below
+suite_deadline=$((deadline * 70 / 100))
+rerun_deadline=$((deadline * 82 / 100))
+bench_deadline=$deadline
+test_timeout=${CLS_TEST_TIMEOUT:-200}
+ctest_args=${CLS_CTEST_ARGS--LE model|fault}
+
+want() { [[ " ${variants[*]} " == *" $1 "* ]]; }
+opencl=
+want nvidia || want pocl && opencl=yes
+for v in "${variants[@]}"; do : >"$out/$v.log"; done
+pids=()
+if want cuda; then
+  build "$root/build-gpu-cuda" "$out/cuda.log" -DCLSTREAM_BACKEND=CUDA &
+  pids+=("cuda:$!")
+fi
+if [[ -n $opencl ]]; then
+  oclog=$out/$(want nvidia && echo nvidia || echo pocl).log
+  build "$root/build-gpu-opencl" "$oclog" -DCLSTREAM_BACKEND=OpenCL \
+    "${cmake_opencl[@]}" &
+  pids+=("opencl:$!")
+fi
+declare -A built
+for p in "${pids[@]}"; do
+  if wait "${p#*:}"; then built[${p%%:*}]=ok; else built[${p%%:*}]=FAILED; fi
+done
+say "- builds: $(for k in "${!built[@]}"; do printf '%s %s; ' "$k" "${built[$k]}"; done)($(($(date +%s) - t_start)) s)"
+
+if [[ ${built[opencl]:-} == ok ]]; then
+  want nvidia && probe arg_form_switch "${CLS_NVIDIA_DEVICE:-NVIDIA}"
+fi
 say ""
-for v in "${variants[@]}"; do say "- $v: ${result[$v]}"; done
-echo "gpu.sh: logs and summary in $out"
+
+declare -A dirs=([cuda]=$root/build-gpu-cuda [nvidia]=$root/build-gpu-opencl
+  [pocl]=$root/build-gpu-opencl)
+declare -A devs=([cuda]="" [nvidia]=${CLS_NVIDIA_DEVICE:-NVIDIA}
+  [pocl]=${CLS_POCL_DEVICE:-Portable})
+spids=()
+for v in "${variants[@]}"; do
+  b=opencl
+  [[ $v == cuda ]] && b=cuda
+  if [[ ${built[$b]:-} == ok ]]; then
+    suite "$v" "${dirs[$v]}" "${devs[$v]}" &
+    spids+=("$!")
+  else
+    printf '## %s\n\n- build FAILED (see %s.log)\n\n' "$v" "$v" >"$work/$v.md"
+    echo "build FAILED" >"$work/$v.result"
+  fi
+done
+for p in "${spids[@]}"; do wait "$p"; done
+for v in "${variants[@]}"; do cat "$work/$v.md" | tee -a "$summary"; done
+
+say "## Graph replay (clstream-bench --quick, graph rows; after the suites)"
+say ""
+for v in "${variants[@]}"; do
+  [[ $(cat "$work/$v.result") == "build FAILED" ]] || bench "$v" "${dirs[$v]}" "${devs[$v]}"
+done
+say ""
+
+say "## Result ($(($(date +%s) - t_start)) s after the packages)"
+say ""
+for v in "${variants[@]}"; do
+  r=$(cat "$work/$v.result")
+  say "- $v: $r"
+  [[ $r == pass ]] || status=1
+done
+# Every log in one tarball beside the summary.
+tar -C "$out" -czf /tmp/cls-gpu-logs.tar.gz --exclude gpu-summary.md . 2>/dev/null &&
+  mv /tmp/cls-gpu-logs.tar.gz "$dest/gpu-logs.tar.gz"
+echo "gpu.sh: summary in $summary, logs in $dest/gpu-logs.tar.gz"
 exit "$status"

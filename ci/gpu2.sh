@@ -56,7 +56,7 @@ export CLS_NVIDIA_DEVICE=${CLS_NVIDIA_DEVICE:-NVIDIA}
 min=${CLS_EXAMPLE_MIN_SPEEDUP:-1.8}
 status=0
 
-bash ci/gpu.sh "${variants[@]}" || status=1
+CLS_GPU_LOGS=$OUT bash ci/gpu.sh "${variants[@]}" || status=1
 # gpu.sh registered the ICDs; use the same folder for the runs below.
 [[ -d /tmp/cls-icd-vendors && -z ${CLS_ICD_DIR:-} && ! -w /etc/OpenCL/vendors ]] &&
   export OCL_ICD_VENDORS=/tmp/cls-icd-vendors
