@@ -280,7 +280,8 @@ bench() {
     >"$work/bench-$v.txt" 2>&1
   say "- $v (exit $?):"
   say '```'
-  say "$(grep -E 'graph_|ours|raw|plain' "$work/bench-$v.txt" | head -n 20)"
+  say "$(grep -E '^device|^raw side' "$work/bench-$v.txt")"
+  say "$(sed -n '/^scenario/,$p' "$work/bench-$v.txt" | head -n 20)"
   say '```'
 }
 
