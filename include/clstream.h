@@ -588,10 +588,10 @@ CLS_API const char *clsGetErrorString(clsError_t error);
 /* The reason the calling thread's last failed call gave, as CLSTREAM_LOG=1
  * prints it after the code ("stream was destroyed", say), or "" when it
  * gave none or reasons were not kept.  Reasons are kept while
- * CLSTREAM_LOG=1 is set or after clsKeepErrorReasons(1); a call that
- * succeeds or returns clsErrorNotReady leaves it unchanged, and
- * clsGetLastError does not reset it.  The string is the thread's own,
- * valid until its next failed call.  No CUDA twin.  Never blocks. */
+ * CLSTREAM_LOG=1 is set or after clsKeepErrorReasons(1).  It stays until
+ * the thread's next failed call (or a call that gave a reason and then
+ * recovered); clsGetLastError does not reset it.  The string is the
+ * thread's own.  No CUDA twin.  Never blocks. */
 CLS_API const char *clsGetLastErrorReason(void);
 /* keep != 0: from now on every failed call keeps its reason for
  * clsGetLastErrorReason, without printing it (the Python package turns

@@ -52,8 +52,11 @@ const char *clsGetErrorString(clsError_t error) {
 static _Thread_local clsError_t cls__last_error CLS__TLS_FAST = clsSuccess;
 _Thread_local int cls__in_host_fn CLS__TLS_FAST = 0;
 static _Thread_local char cls__why[512];
-/* The reason of the thread's last failed call (clsGetLastErrorReason). */
-static _Thread_local char cls__last_why[512];
+/* 1 while cls__why holds the reason of the thread's last failed call
+ * (clsGetLastErrorReason), kept until a later call records a reason.
+ * One byte: the library's thread-locals must fit glibc's static TLS
+ * surplus when it is dlopened (the Python package). */
+static _Thread_local char cls__why_kept;
 
 clsError_t clsGetLastError(void) {
   clsError_t e = cls__last_error;
@@ -90,9 +93,15 @@ clsError_t clsKeepErrorReasons(int keep) {
   return clsSuccess;
 }
 
-const char *clsGetLastErrorReason(void) { return cls__last_why; }
+const char *clsGetLastErrorReason(void) {
+  return cls__why_kept ? cls__why : "";
+}
 
 clsError_t cls__reason(clsError_t code, const char *fmt, ...) {
+  if (cls__why_kept) { /* a new call's reason replaces the kept one */
+    cls__why_kept = 0;
+    cls__why[0] = '\0';
+  }
   if (cls__log_read() > 0 && !cls__why[0]) {
     va_list ap;
     va_start(ap, fmt);
@@ -107,21 +116,19 @@ clsError_t cls__finish(const char *func, clsError_t code) {
     /* A reason is only ever written with logging on. */
     if (CLS__UNLIKELY(
             atomic_load_explicit(&cls__log_state, memory_order_relaxed) > 0) &&
-        cls__why[0])
+        cls__why[0] && !cls__why_kept)
       cls__why[0] = '\0'; /* recovered */
     return code;
   }
   cls__last_error = code;
   int s = cls__log_read();
-  if (s > 0)
-    memcpy(cls__last_why, cls__why, sizeof cls__why);
-  else
-    cls__last_why[0] = '\0';
+  /* Still kept from an older failure: this call gave no reason. */
+  if (s <= 0 || cls__why_kept) cls__why[0] = '\0';
+  cls__why_kept = 1;
   if (s == 1) {
     fprintf(stderr, "clstream: %s: %s (%s)%s%s\n", func, clsGetErrorName(code),
             clsGetErrorString(code), cls__why[0] ? ": " : "", cls__why);
     fflush(stderr);
   }
-  cls__why[0] = '\0';
-  return code;
+  return code; /* cls__why stays, kept for clsGetLastErrorReason */
 }
