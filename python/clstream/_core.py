@@ -456,28 +456,40 @@ def set_stream(s: Optional[Stream]) -> None:
     _tls.cur = s
 
 
+# Callables (stream) -> context manager, entered with the current stream by
+# ``stream(s)`` (clstream.cupy makes CuPy's current stream follow).
+_stream_hooks: List[Callable[["Stream"], Any]] = []
+
+
 class StreamContext:
     """``with clstream.stream(s):`` -- ``s`` is the thread's current stream
     inside, the previous one again after (nesting restores); ``None`` is a
     no-op."""
 
-    __slots__ = ("s", "prev")
+    __slots__ = ("s", "prev", "hooked")
 
     def __init__(self, s: Optional[Stream]) -> None:
         if s is not None and not isinstance(s, Stream):
             raise TypeError(f"stream: expected a Stream or None, not {type(s).__name__}")
         self.s = s
         self.prev: Optional[Stream] = None
+        self.hooked: List[Any] = []
 
     def __enter__(self) -> Optional[Stream]:
         if self.s is not None:
             self.prev = _tls.cur
             _tls.cur = self.s
+            for h in _stream_hooks:
+                cm = h(self.s)
+                cm.__enter__()
+                self.hooked.append(cm)
         return self.s
 
     def __exit__(self, *exc: Any) -> None:
         if self.s is not None:
             _tls.cur = self.prev
+            while self.hooked:
+                self.hooked.pop().__exit__(None, None, None)
 
 
 def stream(s: Optional[Stream]) -> StreamContext:
