@@ -101,6 +101,8 @@ def current_device() -> int:
 def set_device(device: int) -> None:
     """Makes ``device`` the calling thread's current device
     (``clsSetDevice``; an index out of range raises ``InvalidDevice``)."""
+    if device is None:
+        raise TypeError("set_device: device must be an int, not None")
     i = _device_index(device, "set_device")
     rc = lib.clsSetDevice(i)
     if rc:
