@@ -32,6 +32,18 @@
 # Each variant also runs alone (bash ci/gpu.sh cuda), for a machine that
 # limits how long one command may take.
 #
+# A fourth variant, python (not in the default three; bash ci/gpu.sh
+# python), checks the Python package on the CUDA build (docs/python.md):
+# the CTest label python (pytest and the examples, CuPy's where it is
+# installed) on build-gpu-cuda (built if missing), `python -m
+# clstream.bench --quick` beside torch, and, where .whl/ holds
+# scikit-build-core's wheels (no network there; fetch them elsewhere with
+#   pip download -d .whl --only-binary=:all: --python-version 3.X scikit-build-core
+# for the machine's Python 3.X), `pip install ./python` with
+# CLSTREAM_BACKEND=CUDA into a fresh venv.  Logs: python.log,
+# python-bench.txt.  CLS_PYTHON picks the interpreter (python3 on PATH,
+# the one with torch and CuPy).
+#
 # Environment:
 #   CLS_PREFIX         where the packages are unpacked (/tmp/prefix)
 #   CLS_CTEST_JOBS     test programs run at once (1)
@@ -52,9 +64,9 @@ variants=("$@")
 ((${#variants[@]})) || variants=(cuda nvidia pocl)
 for v in "${variants[@]}"; do
   case $v in
-  cuda | nvidia | pocl) ;;
+  cuda | nvidia | pocl | python) ;;
   *)
-    echo "gpu.sh: unknown variant '$v' (cuda, nvidia or pocl)" >&2
+    echo "gpu.sh: unknown variant '$v' (cuda, nvidia, pocl or python)" >&2
     exit 2
     ;;
   esac
@@ -215,11 +227,52 @@ probe() {
   fi
 }
 
+# The python variant (see the top): the package on the CUDA build.
+python_variant() {
+  local log=$out/python.log dir=$root/build-gpu-cuda py=${CLS_PYTHON:-$(command -v python3)}
+  if [[ ! -f $dir/libclstream.so ]] &&
+    ! build "$dir" "$log" -DCLSTREAM_BACKEND=CUDA -DCLSTREAM_PYTHON="$py"; then
+    say "## python"$'\n\n'"- CUDA build FAILED (see python.log)"$'\n'
+    result[python]="build FAILED"
+    status=1
+    return
+  fi
+  cmake "$dir" -DCLSTREAM_PYTHON="$py" >>"$log" 2>&1
+  CLS_CTEST_ARGS="-L python" run python "$dir" ""
+  say "- interpreter: $py ($("$py" -c 'import sys; print(sys.version.split()[0])' 2>&1))"
+  say "- torch: $("$py" -c 'import torch; print(torch.__version__, torch.cuda.is_available())' 2>&1 | tail -n1)"
+  say "- cupy: $("$py" -c 'import cupy; print(cupy.__version__)' 2>&1 | tail -n1)"
+  (cd "$root" && CLSTREAM_LIBRARY=$dir/libclstream.so PYTHONPATH=$root/python \
+    timeout 300 "$py" -m clstream.bench --quick --c-bench "$dir/bench/clstream-bench" \
+    --json "$out/python-bench.json") >"$out/python-bench.txt" 2>&1
+  say "- python -m clstream.bench --quick (exit $?):"
+  say '```'
+  say "$(tail -n 12 "$out/python-bench.txt")"
+  say '```'
+  if compgen -G "$root/.whl/scikit_build_core-*.whl" >/dev/null; then
+    rm -rf "$root/build-gpu-venv"
+    if "$py" -m venv --system-site-packages "$root/build-gpu-venv" >>"$log" 2>&1 &&
+      CLSTREAM_BACKEND=CUDA "$root/build-gpu-venv/bin/pip" install --no-index \
+        --find-links "$root/.whl" "$root/python" >>"$log" 2>&1; then
+      say "- pip install ./python (CUDA, fresh venv): ok; event_synchronize.py prints: $(
+        cd "$root/examples/python" && "$root/build-gpu-venv/bin/python" event_synchronize.py 2>&1 | tail -n1)"
+    else
+      say "- pip install ./python (CUDA, fresh venv): FAILED (see python.log)"
+      result[python]=FAIL
+      status=1
+    fi
+  else
+    say "- pip install ./python: not tried (no scikit-build-core wheel in .whl/)"
+  fi
+  say ""
+}
+
 opencl_built=
 for v in "${variants[@]}"; do
   log=$out/$v.log
   : >"$log"
   case $v in
+  python) python_variant ;;
   cuda)
     if build "$root/build-gpu-cuda" "$log" -DCLSTREAM_BACKEND=CUDA; then
       run cuda "$root/build-gpu-cuda" ""
