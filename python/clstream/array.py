@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from ._lib import backend
 
-if backend == "OpenCL":
-    from .opencl import to_device  # noqa: F401
-else:
-    from .cupy import to_device  # noqa: F401
+try:
+    if backend == "OpenCL":
+        from .opencl import to_device  # noqa: F401
+    else:
+        from .cupy import to_device  # noqa: F401
+except ImportError as e:
+    lib_name = "PyOpenCL and NumPy" if backend == "OpenCL" else "CuPy"
+    raise ImportError(f"clstream.array on the {backend} build needs {lib_name}: {e}") from e
 
 __all__ = ["to_device"]
