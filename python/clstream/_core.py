@@ -47,6 +47,7 @@ class _Local(threading.local):
 
 
 _tls = _Local()
+_hq_lock = threading.Lock()
 
 
 def _in_host_fn_check(what: str) -> None:
@@ -294,7 +295,10 @@ class Stream:
             raise TypeError(f"Stream.launch_host_func: fn must be callable, not {type(fn).__name__}")
         hq = self._hq
         if hq is None:
-            hq = self._hq = _hostfn.HostQueue()
+            with _hq_lock:  # one dispatcher per stream, whichever thread is first
+                hq = self._hq
+                if hq is None:
+                    hq = self._hq = _hostfn.HostQueue()
         hq.launch(self._h, fn, args)
 
     # -- attributes

@@ -110,3 +110,28 @@ def test_destroyed_stream_still_runs_host_fns(gate):
     gate.set()
     clstream.synchronize()
     assert out == [1]
+
+
+def test_launches_from_many_threads_all_run():
+    s = clstream.Stream()
+    out = []
+    lock = threading.Lock()
+
+    def add(i):
+        with lock:
+            out.append(i)
+
+    def launcher(base):
+        for i in range(25):
+            s.launch_host_func(add, base + i)
+
+    ts = [threading.Thread(target=launcher, args=(100 * k,)) for k in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    s.synchronize()
+    assert sorted(out) == sorted(100 * k + i for k in range(4) for i in range(25))
+    for k in range(4):  # each thread's own launches in its order
+        mine = [v for v in out if v // 100 == k]
+        assert mine == sorted(mine)
