@@ -21,6 +21,13 @@
 #                 shows that the simulator is not the default.  About 1
 #                 to 2 minutes
 #
+# Each OpenCL run but Oclgrind's includes the Python package's tests
+# (CTest label python: pytest on python/tests/ and examples/python/, on
+# Debian's interpreter against the build's library; a few seconds each).
+# After the OpenCL runs, `pip install ./python` into a fresh virtual
+# environment and the first Python example from that install (about a
+# minute; scikit-build-core comes from PyPI).
+#
 # then the ASan + UBSan and the TSan suites (ci/sanitize.sh, PoCL only),
 # the CUDA build (configure and build, where nvcc exists) and the style
 # check (ci/format.sh, report only).  Each OpenCL run prints its device
