@@ -46,6 +46,16 @@ __kernel void tiny(__global int *t) { t[get_global_id(0)] += 1; }
 _keep: List[object] = []  # objects the sides' closures need alive
 
 
+def rep(f: Callable[[], object]) -> Side:
+    """A side that calls f n times."""
+
+    def run(n: int) -> None:
+        for _ in range(n):
+            f()
+
+    return run
+
+
 def _time(fn: Side, inner: int) -> float:
     t0 = time.perf_counter_ns()
     fn(inner)
@@ -218,15 +228,19 @@ def torch_sides() -> Dict[str, Dict[str, Side]]:
     done.synchronize()
     c_rec, c_query, c_sync = lib.clsEventRecord, lib.clsEventQuery, lib.clsEventSynchronize
     eh, sh, dh = e._h, s._h, done._h
+    def ts_record_sync() -> None:
+        e.record(s)
+        e.synchronize()
+
+    def c_record_sync() -> None:
+        c_rec(eh, sh)
+        c_sync(eh)
+
     out: Dict[str, Dict[str, Side]] = {
-        "record_idle": {"python": lambda n: [e.record(s) for _ in range(n)] and None,
-                        "ctypes": lambda n: [c_rec(eh, sh) for _ in range(n)] and None},
-        "query_done": {"python": lambda n: [done.query() for _ in range(n)] and None,
-                       "ctypes": lambda n: [c_query(dh) for _ in range(n)] and None},
-        "sync_done": {"python": lambda n: [done.synchronize() for _ in range(n)] and None,
-                      "ctypes": lambda n: [c_sync(dh) for _ in range(n)] and None},
-        "record_sync": {"python": lambda n: [(e.record(s), e.synchronize()) for _ in range(n)] and None,
-                        "ctypes": lambda n: [(c_rec(eh, sh), c_sync(eh)) for _ in range(n)] and None},
+        "record_idle": {"python": rep(lambda: e.record(s)), "ctypes": rep(lambda: c_rec(eh, sh))},
+        "query_done": {"python": rep(done.query), "ctypes": rep(lambda: c_query(dh))},
+        "sync_done": {"python": rep(done.synchronize), "ctypes": rep(lambda: c_sync(dh))},
+        "record_sync": {"python": rep(ts_record_sync), "ctypes": rep(c_record_sync)},
     }
     try:
         import torch
@@ -240,10 +254,14 @@ def torch_sides() -> Dict[str, Dict[str, Side]]:
     te, tdone = torch.cuda.Event(), torch.cuda.Event()
     tdone.record(ts)
     tdone.synchronize()
-    out["record_idle"]["torch"] = lambda n: [te.record(ts) for _ in range(n)] and None
-    out["query_done"]["torch"] = lambda n: [tdone.query() for _ in range(n)] and None
-    out["sync_done"]["torch"] = lambda n: [tdone.synchronize() for _ in range(n)] and None
-    out["record_sync"]["torch"] = lambda n: [(te.record(ts), te.synchronize()) for _ in range(n)] and None
+    def t_record_sync() -> None:
+        te.record(ts)
+        te.synchronize()
+
+    out["record_idle"]["torch"] = rep(lambda: te.record(ts))
+    out["query_done"]["torch"] = rep(tdone.query)
+    out["sync_done"]["torch"] = rep(tdone.synchronize)
+    out["record_sync"]["torch"] = rep(t_record_sync)
     try:
         import cupy
 

@@ -32,8 +32,12 @@ def external(s: _core.Stream) -> "cupy.cuda.ExternalStream":
 _core._stream_hooks.append(external)
 
 
-def to_device(x: Any, dtype: Any = None, stream: Optional[_core.Stream] = None) -> "cupy.ndarray":
-    """``x`` as a CuPy array, copied on ``stream`` (default: current)."""
+def to_device(x: Any, dtype: Any = None, stream: Optional[_core.Stream] = None,
+              allocator: Any = None) -> Any:
+    """``x`` as a CuPy array, copied on ``stream`` (default: current).
+    ``allocator`` must be None (CuPy's memory pool allocates)."""
+    if allocator is not None:
+        raise ValueError("to_device: CuPy arrays take no allocator here")
     s = stream if stream is not None else _core._current()
     a = np.ascontiguousarray(np.asarray(x, dtype=dtype))
     with external(s):

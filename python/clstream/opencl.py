@@ -25,7 +25,7 @@ import ctypes
 import threading
 import weakref
 from ctypes import byref, c_size_t, c_void_p
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from . import _core, _hostfn
 from ._errors import error_class, raise_for
@@ -113,7 +113,7 @@ def event(e: _core.Event) -> "cl.Event":
 
 # ---- memory ---------------------------------------------------------------------
 
-_deferred = []  # pointers collected on a host-function thread, freed later
+_deferred: List[int] = []  # pointers collected on a host-function thread, freed later
 
 
 def _free(ptr: int) -> None:
@@ -145,8 +145,9 @@ def malloc(nbytes: int) -> "cl.Buffer":
     buf = cl.MemoryObject.from_int_ptr(mem.value, retain=True)
     if off.value:
         buf = buf.get_sub_region(off.value, nbytes)
-    buf.cls_ptr = p.value
-    weakref.finalize(buf, _free, p.value)
+    ptr = p.value or 0
+    buf.cls_ptr = ptr
+    weakref.finalize(buf, _free, ptr)
     return buf
 
 
