@@ -38,9 +38,10 @@
 # installed) on build-gpu-cuda (built if missing), `python -m
 # clstream.bench --quick` beside torch, and, where .whl/ holds
 # scikit-build-core's wheels (no network there; fetch them elsewhere with
-#   pip download -d .whl --only-binary=:all: --python-version 3.X scikit-build-core
+#   pip download -d .whl --only-binary=:all: --python-version 3.X scikit-build-core pytest
 # for the machine's Python 3.X), `pip install ./python` with
-# CLSTREAM_BACKEND=CUDA into a fresh venv.  Logs: python.log,
+# CLSTREAM_BACKEND=CUDA into a fresh venv (which sees the machine's torch
+# and CuPy; pytest from .whl/ too), whose interpreter then runs the tests.  Logs: python.log,
 # python-bench.txt.  CLS_PYTHON picks the interpreter (python3 on PATH,
 # the one with torch and CuPy).
 #
@@ -230,6 +231,7 @@ probe() {
 # The python variant (see the top): the package on the CUDA build.
 python_variant() {
   local log=$out/python.log dir=$root/build-gpu-cuda py=${CLS_PYTHON:-$(command -v python3)}
+  local venv=$root/build-gpu-venv installed=
   if [[ ! -f $dir/libclstream.so ]] &&
     ! build "$dir" "$log" -DCLSTREAM_BACKEND=CUDA -DCLSTREAM_PYTHON="$py"; then
     say "## python"$'\n\n'"- CUDA build FAILED (see python.log)"$'\n'
@@ -237,9 +239,25 @@ python_variant() {
     status=1
     return
   fi
+  # pip install ./python from the wheels in .whl/ (and pytest, if there),
+  # into a venv that sees the machine's torch and CuPy.
+  if compgen -G "$root/.whl/scikit_build_core-*.whl" >/dev/null; then
+    rm -rf "$venv"
+    local extra=()
+    compgen -G "$root/.whl/pytest-*.whl" >/dev/null && extra=(pytest)
+    if "$py" -m venv --system-site-packages "$venv" >>"$log" 2>&1 &&
+      CLSTREAM_BACKEND=CUDA "$venv/bin/pip" install --no-index \
+        --find-links "$root/.whl" "$root/python" "${extra[@]}" >>"$log" 2>&1; then
+      installed=ok
+      py=$venv/bin/python
+    else
+      installed=FAILED
+    fi
+  fi
   cmake "$dir" -DCLSTREAM_PYTHON="$py" >>"$log" 2>&1
   CLS_CTEST_ARGS="-L python" run python "$dir" ""
   say "- interpreter: $py ($("$py" -c 'import sys; print(sys.version.split()[0])' 2>&1))"
+  say "- pytest: $("$py" -c 'import pytest; print(pytest.__version__)' 2>&1 | tail -n1)"
   say "- torch: $("$py" -c 'import torch; print(torch.__version__, torch.cuda.is_available())' 2>&1 | tail -n1)"
   say "- cupy: $("$py" -c 'import cupy; print(cupy.__version__)' 2>&1 | tail -n1)"
   (cd "$root" && CLSTREAM_LIBRARY=$dir/libclstream.so PYTHONPATH=$root/python \
@@ -249,21 +267,17 @@ python_variant() {
   say '```'
   say "$(tail -n 12 "$out/python-bench.txt")"
   say '```'
-  if compgen -G "$root/.whl/scikit_build_core-*.whl" >/dev/null; then
-    rm -rf "$root/build-gpu-venv"
-    if "$py" -m venv --system-site-packages "$root/build-gpu-venv" >>"$log" 2>&1 &&
-      CLSTREAM_BACKEND=CUDA "$root/build-gpu-venv/bin/pip" install --no-index \
-        --find-links "$root/.whl" "$root/python" >>"$log" 2>&1; then
-      say "- pip install ./python (CUDA, fresh venv): ok; event_synchronize.py prints: $(
-        cd "$root/examples/python" && "$root/build-gpu-venv/bin/python" event_synchronize.py 2>&1 | tail -n1)"
-    else
-      say "- pip install ./python (CUDA, fresh venv): FAILED (see python.log)"
-      result[python]=FAIL
-      status=1
-    fi
-  else
-    say "- pip install ./python: not tried (no scikit-build-core wheel in .whl/)"
-  fi
+  case $installed in
+  ok)
+    say "- pip install ./python (CUDA, fresh venv): ok; the installed event_synchronize.py prints: $(
+      cd "$root/examples/python" && env -u CLSTREAM_LIBRARY -u PYTHONPATH "$py" event_synchronize.py 2>&1 | tail -n1)" ;;
+  FAILED)
+    say "- pip install ./python (CUDA, fresh venv): FAILED (see python.log)"
+    result[python]=FAIL
+    status=1
+    ;;
+  *) say "- pip install ./python: not tried (no scikit-build-core wheel in .whl/)" ;;
+  esac
   say ""
 }
 
