@@ -6,8 +6,10 @@ Each carries ``code`` (the number), ``name`` (CUDA's name,
 ``"cudaErrorNotReady"``), ``cls_name`` (``"clsErrorNotReady"``) and
 ``reason``: what ``CLSTREAM_LOG=1`` would print after the code for the
 call that failed ("" when it gave none), from ``clsGetLastErrorReason``.
-This file is generated from the header's list (the list is the one
-source of the numbers; test_errors checks the two agree).
+The classes below were written from the header's list, which stays the
+one source of the numbers: test_errors checks that every code the
+library names has its class here, under CUDA's name, so a code added to
+the list fails that test until its class is added.
 """
 
 from __future__ import annotations
