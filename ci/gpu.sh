@@ -8,8 +8,25 @@
 #   pocl    the OpenCL build on PoCL's CPU device (CLSTREAM_DEVICE=Portable,
 #           the start of PoCL's platform name)
 #
-# Usage, from a fresh checkout, as root:  bash ci/gpu.sh [cuda] [nvidia] [pocl]
-# (no argument: all three).  What the builds need and the machine lacks comes
+#   python  the Python package (docs/python.md) on both builds, after the
+#           suites: `pip install ./python` (CLSTREAM_BACKEND=CUDA) with the
+#           machine's python3 (torch's and CuPy's), then
+#           pytest and the Python examples against the CUDA build (CuPy) and
+#           NVIDIA's OpenCL (PyOpenCL), and `python -m clstream.bench
+#           --quick` beside torch and beside PyOpenCL
+#
+# Usage, from a fresh checkout, as root:
+#   bash ci/gpu.sh [cuda] [nvidia] [pocl] [python]   (no argument: all four)
+# The machine has no network: the Python wheels the venv lacks
+# (scikit-build-core, pathspec, packaging, pytest, pluggy, iniconfig,
+# pygments, pyopencl, pytools, platformdirs, siphash24, typing_extensions)
+# come in .whl/ at the repository root, fetched beforehand for the
+# machine's Python (3.12) with
+#   pip download --no-deps --only-binary=:all: --python-version 3.12 \
+#     --implementation cp --platform manylinux_2_28_x86_64 \
+#     --platform manylinux_2_17_x86_64 --platform any -d .whl NAME...
+# (an absent .whl/ leaves out the install; the tests then skip with their
+# reason where pytest is missing).  What the builds need and the machine lacks comes
 # as Debian packages in .deb/ at the repository root (Check, libsubunit, the
 # ocl-icd loader, the OpenCL headers, pkgconf, CLBlast); they are unpacked with
 # `dpkg -x` into $CLS_PREFIX (default /tmp/prefix), never installed, and
@@ -25,7 +42,7 @@
 # The two builds run at once, then the three suites at once, each cut at a
 # deadline so that the whole run (all three variants) ends within about 9
 # minutes on the H100/H200 machine (16 cores): CTest with CLS_CTEST_JOBS
-# programs at a time (4), every test capped at CLS_TEST_TIMEOUT seconds
+# programs at a time (6), every test capped at CLS_TEST_TIMEOUT seconds
 # (200), the CPU-only labels model and fault left out unless CLS_CTEST_ARGS
 # says otherwise.  Each failed test is then run again with CLSTREAM_LOG=1,
 # and the summary lists it with the first line clstream logged for it.
@@ -47,7 +64,7 @@
 #
 # Environment:
 #   CLS_PREFIX         where the packages are unpacked (/tmp/prefix)
-#   CLS_CTEST_JOBS     test programs run at once in each variant (4)
+#   CLS_CTEST_JOBS     test programs run at once in each variant (6)
 #   CLS_CTEST_ARGS     ctest's label or name selection ("-LE model|fault";
 #                      empty: every test), e.g. "-L example"
 #   CLS_TEST_TIMEOUT   seconds one test program may take (200)
@@ -66,12 +83,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 2
 root=$(pwd)
 
 variants=("$@")
-((${#variants[@]})) || variants=(cuda nvidia pocl)
+((${#variants[@]})) || variants=(cuda nvidia pocl python)
 for v in "${variants[@]}"; do
   case $v in
-  cuda | nvidia | pocl) ;;
+  cuda | nvidia | pocl | python) ;;
   *)
-    echo "gpu.sh: unknown variant '$v' (cuda, nvidia or pocl)" >&2
+    echo "gpu.sh: unknown variant '$v' (cuda, nvidia, pocl or python)" >&2
     exit 2
     ;;
   esac
@@ -87,7 +104,7 @@ fi
 mkdir -p "$out" "$dest" || exit 2
 summary=$dest/gpu-summary.md
 prefix=${CLS_PREFIX:-/tmp/prefix}
-jobs=${CLS_CTEST_JOBS:-4}
+jobs=${CLS_CTEST_JOBS:-6}
 werror=${CLS_WERROR:-OFF}
 ncpu=$(nproc 2>/dev/null || echo 4)
 
@@ -285,20 +302,97 @@ bench() {
   say '```'
 }
 
+# The python variant (see the top): the package installed from .whl/ into
+# a venv that sees the machine's torch and CuPy, its tests against both
+# builds' libraries, its bench.
+python_step() {
+  local log=$out/python.log py=${CLS_PYTHON:-$(command -v python3)}
+  local lib rc
+  say "## python"
+  say ""
+  [[ -d /tmp/cls-site ]] && export PYTHONPATH=/tmp/cls-site
+  case $(cat "$work/python-install" 2>/dev/null) in
+  ok)
+    say "- pip install ./python (CLSTREAM_BACKEND=CUDA, wheels from .whl/, beside the suites): ok; the installed package's examples/python/event_synchronize.py prints: $(
+      cd /tmp && PYTHONPATH=/tmp/cls-pkg:/tmp/cls-site "$py" "$root/examples/python/event_synchronize.py" 2>&1 | tail -n1)"
+    ;;
+  none) say "- pip install ./python: not tried (no wheels in .whl/)" ;;
+  *)
+    say "- pip install ./python: FAILED (python.log)"
+    echo FAIL >"$work/python.result"
+    ;;
+  esac
+  say "- interpreter: $py ($("$py" -c 'import sys; print(sys.version.split()[0])' 2>&1)); torch: $(
+    "$py" -c 'import torch; print(torch.__version__, torch.cuda.is_available())' 2>&1 | tail -n1); cupy: $(
+    "$py" -c 'import cupy; print(cupy.__version__)' 2>&1 | tail -n1); pyopencl: $(
+    "$py" -c 'import pyopencl; print(pyopencl.VERSION_TEXT)' 2>&1 | tail -n1)"
+  local v dir dev
+  for v in cuda nvidia; do
+    dir=${dirs[$v]} dev=${devs[$v]}
+    lib=$dir/libclstream.so
+    [[ -e $lib ]] || continue
+    for what in "pytest" "example event_synchronize" "example stream_add" \
+      "example event_query" "example timing"; do
+      # shellcheck disable=SC2086
+      (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; fi
+        timeout 120 bash "$root/python/tests/ctest_run.sh" "$py" "$lib" "$root" \
+          $what) >"$work/py-$v.txt" 2>&1
+      rc=$?
+      cat "$work/py-$v.txt" >>"$log"
+      say "- $v, $what: exit $rc: $(grep -E 'passed|failed|skipped|error' "$work/py-$v.txt" | tail -n1 ||
+        tail -n1 "$work/py-$v.txt")"
+      ((rc == 0 || rc == 77)) || echo FAIL >"$work/python.result"
+    done
+    (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; fi
+      cd /tmp && CLSTREAM_LIBRARY=$lib PYTHONPATH=$root/python:/tmp/cls-site \
+        timeout 150 "$py" -m clstream.bench --quick --c-bench "$dir/bench/clstream-bench" \
+        --json "$out/python-bench-$v.json") >"$work/py-bench-$v.txt" 2>&1
+    say "- $v: python -m clstream.bench --quick (exit $?):"
+    say '```'
+    say "$(tail -n 14 "$work/py-bench-$v.txt")"
+    say '```'
+    cat "$work/py-bench-$v.txt" >>"$log"
+  done
+  [[ -e $work/python.result ]] || echo pass >"$work/python.result"
+  say ""
+}
+
+# The wheels of .whl/ into /tmp/cls-site and `pip install ./python`
+# (CLSTREAM_BACKEND=CUDA) into /tmp/cls-pkg, with the machine's python3
+# (itself a venv holding torch and CuPy, so a venv made from it would not
+# see them); run beside the suites.  The result (ok, none or FAILED) in
+# work/python-install.
+python_install() {
+  local log=$out/python.log py=${CLS_PYTHON:-$(command -v python3)}
+  if ! compgen -G "$root/.whl/*.whl" >/dev/null; then
+    echo none >"$work/python-install"
+    return
+  fi
+  rm -rf /tmp/cls-site /tmp/cls-pkg
+  if "$py" -m pip install -q --no-index --no-deps --no-compile --target /tmp/cls-site \
+    "$root"/.whl/*.whl >>"$log" 2>&1 &&
+    CLSTREAM_BACKEND=CUDA timeout 300 "$py" -m pip install --no-index --no-deps \
+      --find-links "$root/.whl" --target /tmp/cls-pkg "$root/python" >>"$log" 2>&1; then
+    echo ok >"$work/python-install"
+  else
+    echo FAILED >"$work/python-install"
+  fi
+}
+
 t_start=$(date +%s)
 deadline=${CLS_GPU_DEADLINE:-520} # seconds for everything below
-suite_deadline=$((deadline * 70 / 100))
-rerun_deadline=$((deadline * 82 / 100))
+suite_deadline=$((deadline * 58 / 100))
+rerun_deadline=$((deadline * 66 / 100))
 bench_deadline=$deadline
 test_timeout=${CLS_TEST_TIMEOUT:-200}
 ctest_args=${CLS_CTEST_ARGS--LE model|fault}
 
 want() { [[ " ${variants[*]} " == *" $1 "* ]]; }
 opencl=
-want nvidia || want pocl && opencl=yes
+want nvidia || want pocl || want python && opencl=yes
 for v in "${variants[@]}"; do : >"$out/$v.log"; done
 pids=()
-if want cuda; then
+if want cuda || want python; then
   build "$root/build-gpu-cuda" "$out/cuda.log" -DCLSTREAM_BACKEND=CUDA &
   pids+=("cuda:$!")
 fi
@@ -324,7 +418,12 @@ declare -A dirs=([cuda]=$root/build-gpu-cuda [nvidia]=$root/build-gpu-opencl
 declare -A devs=([cuda]="" [nvidia]=${CLS_NVIDIA_DEVICE:-NVIDIA}
   [pocl]=${CLS_POCL_DEVICE:-Portable})
 spids=()
+if want python; then
+  python_install &
+  spids+=("$!")
+fi
 for v in "${variants[@]}"; do
+  [[ $v == python ]] && continue
   b=opencl
   [[ $v == cuda ]] && b=cuda
   if [[ ${built[$b]:-} == ok ]]; then
@@ -336,12 +435,16 @@ for v in "${variants[@]}"; do
   fi
 done
 for p in "${spids[@]}"; do wait "$p"; done
-for v in "${variants[@]}"; do cat "$work/$v.md" | tee -a "$summary"; done
+for v in "${variants[@]}"; do
+  [[ $v == python ]] || tee -a "$summary" <"$work/$v.md"
+done
+want python && python_step
 
 say "## Graph replay (clstream-bench --quick, graph rows; after the suites)"
 say ""
 for v in "${variants[@]}"; do
-  [[ $(cat "$work/$v.result") == "build FAILED" ]] || bench "$v" "${dirs[$v]}" "${devs[$v]}"
+  [[ $v == python || $(cat "$work/$v.result") == "build FAILED" ]] ||
+    bench "$v" "${dirs[$v]}" "${devs[$v]}"
 done
 say ""
 

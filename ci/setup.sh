@@ -3,7 +3,8 @@
 # as root, only when something is missing: PoCL's CPU OpenCL device, the
 # OpenCL ICD loader and headers, Check, CMake, pkg-config, a C compiler and
 # a C++ one (for the C++ CUDA-names test), CLBlast and Open MPI (the
-# interop examples), and for ci/test.sh's other
+# interop examples), Python 3 with PyOpenCL, NumPy and pytest (the Python
+# package), and for ci/test.sh's other
 # OpenCL runs Mesa's OpenCL (rusticl), Oclgrind and clang-format.
 # Sourced by ci/examples.sh and ci/test.sh; also runnable on its own.
 set -euo pipefail
@@ -13,6 +14,11 @@ cls_packages=(pocl-opencl-icd ocl-icd-opencl-dev opencl-headers check cmake
 # The interop examples (docs/interop.md): CLBlast for gemm_pipeline, Open MPI
 # for mpi_halo.
 cls_packages+=(libclblast-dev libopenmpi-dev openmpi-bin)
+# The Python package (docs/python.md): its tests and examples run on
+# Debian's interpreter with apt's PyOpenCL, NumPy and pytest; python3-venv
+# and python3-pip for `pip install ./python` in a virtual environment.
+cls_packages+=(python3 python3-numpy python3-pyopencl python3-pytest
+  python3-venv python3-pip)
 # The other OpenCL implementations CI runs the suite on (ci/test.sh): Mesa's
 # rusticl (on llvmpipe) and the Oclgrind simulator; clang-format for the
 # style check.  CLS_SETUP_MINIMAL=1 skips them.

@@ -21,6 +21,13 @@
 #                 shows that the simulator is not the default.  About 1
 #                 to 2 minutes
 #
+# Each OpenCL run but Oclgrind's includes the Python package's tests
+# (CTest label python: pytest on python/tests/ and examples/python/, on
+# Debian's interpreter against the build's library; a few seconds each).
+# After the OpenCL runs, `pip install ./python` into a fresh virtual
+# environment and the first Python example from that install (about a
+# minute; scikit-build-core comes from PyPI).
+#
 # then the ASan + UBSan and the TSan suites (ci/sanitize.sh, PoCL only),
 # the CUDA build (configure and build, where nvcc exists) and the style
 # check (ci/format.sh, report only).  Each OpenCL run prints its device
@@ -79,7 +86,7 @@ if cls_icd_dir pocl "$root/icd-pocl"; then
     run pocl-svm) || status=1
   (export OCL_ICD_VENDORS=$root/icd-pocl CLSTREAM_MEMORY=buffers
     unset CLSTREAM_DEVICE
-    run pocl-buffers -L 'unit|example|cuda_names|tools|model') || status=1
+    run pocl-buffers -L 'unit|example|cuda_names|tools|model|python') || status=1
 else
   echo "ci/test.sh: PoCL's ICD library not found" >&2
   status=1
@@ -89,9 +96,31 @@ fi
 if cls_icd_dir rusticl "$root/icd-rusticl"; then
   (export OCL_ICD_VENDORS=$root/icd-rusticl RUSTICL_ENABLE=llvmpipe
     unset CLSTREAM_MEMORY CLSTREAM_DEVICE
-    run rusticl -L 'unit|example|cuda_names|tools|model') || status=1
+    run rusticl -L 'unit|example|cuda_names|tools|model|python') || status=1
 else
   summary+=("rusticl: skipped (mesa-opencl-icd not installed)")
+fi
+
+# The Python package as a user installs it: `pip install ./python` into a
+# fresh virtual environment of Debian's interpreter (which sees apt's
+# PyOpenCL and NumPy; scikit-build-core comes from PyPI), then the first
+# example from that install, on PoCL.  About a minute on 2 cores.
+echo
+echo "== Python package: pip install ./python in a fresh venv"
+if (set -e
+    rm -rf "$root/venv-install"
+    /usr/bin/python3 -m venv --system-site-packages "$root/venv-install"
+    "$root/venv-install/bin/pip" install -q ../python >"$root/pip-install.log" 2>&1
+    cd "$root"
+    out=$(OCL_ICD_VENDORS=$root/icd-pocl "$root/venv-install/bin/python" \
+      ../examples/python/event_synchronize.py)
+    echo "   installed package prints: $out"
+    [[ $out == "[ 2  4  6  8 10]" ]]); then
+  summary+=("python install: ok (pip install ./python, fresh venv)")
+else
+  echo "   failed; see $root/pip-install.log" >&2
+  summary+=("python install: FAILED (pip install ./python; $root/pip-install.log)")
+  status=1
 fi
 
 # Oclgrind, with PoCL loaded too (the default must stay PoCL; the run

@@ -585,6 +585,20 @@ CLS_API const char *clsGetErrorNameCuda(clsError_t error);
 /* A description ("device not ready"), or "unrecognized error code".
  * The string is static; the caller must not free it.  Never blocks. */
 CLS_API const char *clsGetErrorString(clsError_t error);
+/* The reason the calling thread's last failed call gave, as CLSTREAM_LOG=1
+ * prints it after the code ("stream was destroyed", say), or "" when it
+ * gave none or reasons were not kept.  Reasons are kept while
+ * CLSTREAM_LOG=1 is set or after clsKeepErrorReasons(1).  It stays until
+ * the thread's next failed call (or a call that gave a reason and then
+ * recovered); clsGetLastError does not reset it.  The string is the
+ * thread's own.  No CUDA twin.  Never blocks. */
+CLS_API const char *clsGetLastErrorReason(void);
+/* keep != 0: from now on every failed call keeps its reason for
+ * clsGetLastErrorReason, without printing it (the Python package turns
+ * this on); keep == 0: reasons are kept only under CLSTREAM_LOG=1.
+ * Costs a function call on each successful call while on.  Always
+ * clsSuccess.  No CUDA twin.  Never blocks. */
+CLS_API clsError_t clsKeepErrorReasons(int keep);
 
 /* ---- Devices --------------------------------------------------------- */
 

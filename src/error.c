@@ -52,6 +52,11 @@ const char *clsGetErrorString(clsError_t error) {
 static _Thread_local clsError_t cls__last_error CLS__TLS_FAST = clsSuccess;
 _Thread_local int cls__in_host_fn CLS__TLS_FAST = 0;
 static _Thread_local char cls__why[512];
+/* 1 while cls__why holds the reason of the thread's last failed call
+ * (clsGetLastErrorReason), kept until a later call records a reason.
+ * One byte: the library's thread-locals must fit glibc's static TLS
+ * surplus when it is dlopened (the Python package). */
+static _Thread_local char cls__why_kept;
 
 clsError_t clsGetLastError(void) {
   clsError_t e = cls__last_error;
@@ -63,19 +68,41 @@ clsError_t clsPeekAtLastError(void) { return cls__last_error; }
 
 /* ---- CLSTREAM_LOG ---------------------------------------------------- */
 
-atomic_int cls__log_state = -1; /* -1 unknown, 0 off, 1 on */
+/* -1 unknown, 0 off, 1 CLSTREAM_LOG on (reasons kept and printed), 2
+ * reasons kept but not printed (clsKeepErrorReasons). */
+atomic_int cls__log_state = -1;
 
-int cls__log_enabled(void) {
+/* The state, reading CLSTREAM_LOG the first time. */
+static int cls__log_read(void) {
   int s = atomic_load_explicit(&cls__log_state, memory_order_relaxed);
   if (CLS__LIKELY(s >= 0)) return s;
   const char *v = cls__setting(CLS__SET_LOG);
   s = v && *v && strcmp(v, "0") != 0;
-  atomic_store_explicit(&cls__log_state, s, memory_order_relaxed);
+  int expected = -1; /* clsKeepErrorReasons may have run meanwhile */
+  if (!atomic_compare_exchange_strong(&cls__log_state, &expected, s))
+    s = expected;
   return s;
 }
 
+int cls__log_enabled(void) { return cls__log_read() == 1; }
+
+clsError_t clsKeepErrorReasons(int keep) {
+  int s = cls__log_read();
+  if (s == 1) return clsSuccess; /* CLSTREAM_LOG keeps them already */
+  atomic_store_explicit(&cls__log_state, keep ? 2 : 0, memory_order_relaxed);
+  return clsSuccess;
+}
+
+const char *clsGetLastErrorReason(void) {
+  return cls__why_kept ? cls__why : "";
+}
+
 clsError_t cls__reason(clsError_t code, const char *fmt, ...) {
-  if (cls__log_enabled() && !cls__why[0]) {
+  if (cls__why_kept) { /* a new call's reason replaces the kept one */
+    cls__why_kept = 0;
+    cls__why[0] = '\0';
+  }
+  if (cls__log_read() > 0 && !cls__why[0]) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(cls__why, sizeof cls__why, fmt, ap);
@@ -89,16 +116,19 @@ clsError_t cls__finish(const char *func, clsError_t code) {
     /* A reason is only ever written with logging on. */
     if (CLS__UNLIKELY(
             atomic_load_explicit(&cls__log_state, memory_order_relaxed) > 0) &&
-        cls__why[0])
+        cls__why[0] && !cls__why_kept)
       cls__why[0] = '\0'; /* recovered */
     return code;
   }
   cls__last_error = code;
-  if (cls__log_enabled()) {
+  int s = cls__log_read();
+  /* Still kept from an older failure: this call gave no reason. */
+  if (s <= 0 || cls__why_kept) cls__why[0] = '\0';
+  cls__why_kept = 1;
+  if (s == 1) {
     fprintf(stderr, "clstream: %s: %s (%s)%s%s\n", func, clsGetErrorName(code),
             clsGetErrorString(code), cls__why[0] ? ": " : "", cls__why);
     fflush(stderr);
   }
-  cls__why[0] = '\0';
-  return code;
+  return code; /* cls__why stays, kept for clsGetLastErrorReason */
 }

@@ -481,6 +481,34 @@ START_TEST(no_log_by_default) {
 }
 END_TEST
 
+/* clsGetLastErrorReason: with reasons kept (clsKeepErrorReasons, no
+ * printing), a failed call's reason is what CLSTREAM_LOG would print after
+ * the code; success keeps it; off again, a failure leaves "". */
+START_TEST(kept_reason_without_log) {
+  if (!forked_or_skip("kept_reason_without_log")) return;
+  unsetenv("CLSTREAM_LOG");
+  CK_OK(clsKeepErrorReasons(1));
+  capture c;
+  capture_begin(&c);
+  clsError_t r = clsEventCreate(NULL);
+  char *out = capture_end(&c);
+  ck_assert_int_eq(r, clsErrorInvalidValue);
+  ck_assert_msg(out[0] == '\0', "kept reasons printed: '%s'", out);
+  free(out);
+  const char *why = clsGetLastErrorReason();
+  ck_assert_msg(why[0] != '\0', "no reason kept");
+  char first[512];
+  snprintf(first, sizeof first, "%s", why);
+  int n = 0;
+  CK_OK(clsGetDeviceCount(&n));
+  CK_LAST(clsErrorInvalidValue);
+  ck_assert_str_eq(clsGetLastErrorReason(), first);
+  CK_OK(clsKeepErrorReasons(0));
+  CK_CLS(clsStreamDestroy(NULL), clsErrorInvalidResourceHandle);
+  ck_assert_str_eq(clsGetLastErrorReason(), "");
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("error");
   TCase *tc = tcase_timed("error", 60);
@@ -501,6 +529,7 @@ int main(void) {
   tcase_add_test(tc, names_do_not_touch_last_error);
   tcase_add_test(tc, log_one_line_per_error);
   tcase_add_test(tc, no_log_by_default);
+  tcase_add_test(tc, kept_reason_without_log);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }
