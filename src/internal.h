@@ -98,6 +98,12 @@ int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
  * done) back to the backend: the one place that knows which backend
  * function frees which kind (memory.c). */
 clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
+/* The mode (enum cls__copy_mode) of a set of memory of `kind`: clsMemsetAsync
+ * (sync 0) returns at once; clsMemset (sync 1) of memory the host sees
+ * (pinned, either kind, registered or managed) returns once the legacy
+ * stream's earlier work and the set are done, of device memory at once
+ * (CUDA 13, measured; memory.c, for memcpy2d.c's sets too). */
+int cls__set_mode(int kind, int sync);
 /* Bytes of device, pool and managed memory of `dev` in the table
  * (clsMemGetInfo, mempool.c).  Takes the table's read lock. */
 size_t cls__mem_bytes_on(int dev);
