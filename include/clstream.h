@@ -312,7 +312,8 @@ typedef struct clsDeviceProp {
   char luid[8];                    /* cl_khr_device_uuid's LUID, if valid */
   unsigned int luidDeviceNodeMask; /* its node mask */
   int regsPerBlock;             /* NVIDIA: CL_DEVICE_REGISTERS_PER_BLOCK_NV */
-  size_t memPitch;              /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  size_t memPitch;              /* INT_MAX, as CUDA 13 (or less where
+                                   CL_DEVICE_MAX_MEM_ALLOC_SIZE is less) */
   size_t totalConstMem;         /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
   size_t textureAlignment;      /* 0: no textures */
   size_t texturePitchAlignment; /* 0 */
@@ -458,11 +459,13 @@ typedef enum clsDeviceAttr {
   clsDevAttrHostRegisterSupported = 99,
   clsDevAttrMaxBlocksPerMultiprocessor = 106,
   clsDevAttrMemoryPoolsSupported = 115,
-  /* The rest of CUDA 13's enum (device queries).  The numbers it leaves
-   * out (44, 92-94, 96, 102-105, 107, 110, 122-124, 127-129, 132, 136,
-   * 137, 141, 145, 146: reserved or removed in CUDA 13) are
-   * clsErrorInvalidValue, as in CUDA 13.  CUDA 13 also dropped
-   * cudaDevAttrCooperativeMultiDeviceLaunch (96). */
+  /* The rest of CUDA 13's enum (device queries).  Of the numbers it
+   * leaves out, 44 (the driver's deprecated CAN_TEX2D_GATHER) and 96
+   * (cudaDevAttrCooperativeMultiDeviceLaunch, which CUDA 13 dropped) give
+   * clsSuccess and 1, and 122 clsSuccess and 0, as CUDA 13's runtime
+   * answers them; the others (92-94, 102-105, 107, 110, 123, 124,
+   * 127-129, 132, 136, 137, 141, 145, 146: reserved or removed) are
+   * clsErrorInvalidValue, as in CUDA 13. */
   clsDevAttrMaxTexture1DWidth = 21,
   clsDevAttrMaxTexture2DWidth = 22,
   clsDevAttrMaxTexture2DHeight = 23,
