@@ -195,5 +195,8 @@ clsError_t cls__host_job_issue(cls__bstream *b, clsStream_t h, clsHostFn_t fn,
                                clsStreamCallback_t cb, void *user);
 /* The backend function of clsFunction_t f on dev (module.c). */
 clsError_t cls__function_get(clsFunction_t f, int dev, cls__bfunction **bf);
+/* How many modules have been unloaded (module.c): a function live when
+ * the count was n is live while it stays n. */
+size_t cls__module_unloads(void);
 
 #endif /* CLSTREAM_GRAPH_H */

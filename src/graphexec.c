@@ -27,6 +27,8 @@
 #include "device.h"
 #include "stream_resolve.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +68,10 @@ typedef struct cls__exec {
   int bx_ordered;      /* bx orders launches itself */
   cls__hostrec *hosts; /* for bx: one per node (host nodes' used) */
   size_t nhost;        /* host nodes */
+  /* cls__module_unloads() when every kernel node's function was last
+   * found live (SIZE_MAX: never), so that a launch looks at each node only
+   * after a module was unloaded. */
+  atomic_size_t live_at;
 } cls__exec;
 
 static void cls__exec_free(cls__exec *x) {
@@ -227,6 +233,7 @@ static clsError_t cls__instantiate(clsGraphExec_t *out, cls__graph *g) {
   cls__exec *x = calloc(1, sizeof *x);
   if (!x) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   pthread_mutex_init(&x->lock, NULL);
+  atomic_init(&x->live_at, SIZE_MAX);
   clsError_t e = clsSuccess;
   size_t *order = NULL;
   pthread_mutex_lock(&g->lock);
@@ -317,13 +324,17 @@ static clsError_t cls__exec_target(clsGraphExec_t h, clsStream_t s,
     return cls__reason(clsErrorInvalidValue,
                        "the exec's nodes are on device %d, the stream on %d",
                        x->dev, dev);
-  for (size_t i = 0; i < x->n; ++i)
-    if (x->nodes[i].kind == CLS__NODE_KERNEL &&
-        !cls__handle_get(CLS__KIND_FUNCTION, x->nodes[i].u.k.fn))
-      return cls__reason(clsErrorInvalidResourceHandle,
-                         "kernel node %zu's function is no longer live (its "
-                         "module was unloaded)",
-                         i);
+  size_t unloads = cls__module_unloads();
+  if (atomic_load_explicit(&x->live_at, memory_order_relaxed) != unloads) {
+    for (size_t i = 0; i < x->n; ++i)
+      if (x->nodes[i].kind == CLS__NODE_KERNEL &&
+          !cls__handle_get(CLS__KIND_FUNCTION, x->nodes[i].u.k.fn))
+        return cls__reason(clsErrorInvalidResourceHandle,
+                           "kernel node %zu's function is no longer live (its "
+                           "module was unloaded)",
+                           i);
+    atomic_store_explicit(&x->live_at, unloads, memory_order_relaxed);
+  }
   *xp = x;
   *bp = b;
   return clsSuccess;

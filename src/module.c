@@ -168,6 +168,14 @@ clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
   CLS__RETURN(clsSuccess);
 }
 
+/* Modules unloaded so far (graphexec.c checks an exec's functions again
+ * only after one more). */
+static atomic_size_t cls__unloads;
+
+size_t cls__module_unloads(void) {
+  return atomic_load_explicit(&cls__unloads, memory_order_acquire);
+}
+
 clsError_t clsModuleUnload(clsModule_t m) {
   CLS__NOT_IN_HOST_FN();
   cls__module *mod = cls__handle_retire(CLS__KIND_MODULE, (uintptr_t)m);
@@ -184,6 +192,9 @@ clsError_t clsModuleUnload(clsModule_t m) {
   pthread_mutex_unlock(&mod->lock);
   for (cls__function *g = f; g; g = g->next)
     cls__handle_retire(CLS__KIND_FUNCTION, g->handle);
+  /* Counted once its functions are retired: a launch that read the count
+   * before looks at its exec's functions again at the next launch. */
+  atomic_fetch_add_explicit(&cls__unloads, 1, memory_order_acq_rel);
   mod->fns = f;
   cls__module_free(mod);
   CLS__RETURN(clsSuccess);
