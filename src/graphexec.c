@@ -68,6 +68,7 @@ typedef struct cls__exec {
   int bx_ordered;      /* bx orders launches itself */
   cls__hostrec *hosts; /* for bx: one per node (host nodes' used) */
   size_t nhost;        /* host nodes */
+  int pageable;        /* a copy node touches pageable host memory */
   /* cls__module_unloads() when every kernel node's function was last
    * found live (SIZE_MAX: never), so that a launch looks at each node only
    * after a module was unloaded. */
@@ -171,6 +172,7 @@ static void cls__bnode_of(const cls__exec *x, size_t i, cls__bnode *b) {
     b->src = n->u.c.src;
     b->n = n->u.c.n;
     b->dir = n->u.c.kind;
+    b->stage = n->u.c.mode == CLS__COPY_STAGE;
     break;
   case CLS__NODE_SET:
     b->kind = CLS__BNODE_SET;
@@ -191,14 +193,10 @@ static void cls__bnode_of(const cls__exec *x, size_t i, cls__bnode *b) {
 }
 
 /* Offers the ordered nodes to the backend (g's lock held: the deps are
- * read from the graph).  Copies that stage or block (pageable memory)
- * stay with the front's node-by-node replay. */
+ * read from the graph). */
 static clsError_t cls__exec_prepare(cls__exec *x, const cls__graph *g) {
   size_t ndeps = 0;
   for (size_t i = 0; i < x->n; ++i) {
-    if (x->nodes[i].kind == CLS__NODE_COPY &&
-        x->nodes[i].u.c.mode != CLS__COPY_ASYNC)
-      return clsSuccess;
     if (x->nodes[i].kind == CLS__NODE_HOST) x->nhost++;
     ndeps += g->nodes[i]->ndeps;
   }
@@ -250,6 +248,8 @@ static clsError_t cls__instantiate(clsGraphExec_t *out, cls__graph *g) {
     e = cls__node_copy(&x->nodes[i], g->nodes[order[i]]);
     x->pos[order[i]] = i;
     x->n = i + 1;
+    if (x->nodes[i].kind == CLS__NODE_COPY && x->nodes[i].u.c.pageable)
+      x->pageable = 1;
   }
   if (e == clsSuccess && x->dev < 0) e = cls__current_device(&x->dev);
   if (e == clsSuccess) e = cls__exec_prepare(x, g);
@@ -289,6 +289,7 @@ clsError_t cls__node_issue(const cls__node *n, cls__bstream *b) {
     return cls__b_launch(n->u.k.bf, n->u.k.grid, n->u.k.block, n->u.k.args.argv,
                          n->u.k.shmem, b);
   case CLS__NODE_COPY:
+    if (!n->u.c.n) return clsSuccess;
     return cls__b_memcpy(b, n->u.c.dst, n->u.c.src, n->u.c.n, n->u.c.kind,
                          n->u.c.mode);
   case CLS__NODE_SET:
@@ -346,6 +347,10 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
   cls__bstream *b;
   clsError_t e = cls__exec_target(h, s, "clsGraphLaunch", &x, &b);
   if (e != clsSuccess) CLS__RETURN(e);
+  /* CUDA 13 returns from a launch on the legacy stream of a graph with a
+   * copy over pageable memory only once the graph is done (measured on
+   * the H100); on any other stream at once. */
+  const int sync = x->pageable && (s == NULL || s == clsStreamLegacy);
   pthread_mutex_lock(&x->lock);
   /* After the exec's previous launch, wherever it was issued. */
   if (x->last && x->last_s != b && !(x->bx && x->bx_ordered))
@@ -353,8 +358,9 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
   if (e == clsSuccess && x->bx) {
     e = cls__b_exec_launch(x->bx, b);
     /* A backend that orders launches itself needs no record, but for
-     * the host records that clsGraphExecDestroy must outlive. */
-    if (x->bx_ordered && (!x->nhost || e != clsSuccess)) {
+     * the host records that clsGraphExecDestroy must outlive and for a
+     * launch to wait for. */
+    if (x->bx_ordered && ((!x->nhost && !sync) || e != clsSuccess)) {
       pthread_mutex_unlock(&x->lock);
       CLS__RETURN(e);
     }
@@ -369,8 +375,14 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
     cls__b_token_release(x->last);
     x->last = t;
     x->last_s = b;
+    if (sync && t) cls__b_token_retain(t);
   }
   pthread_mutex_unlock(&x->lock);
+  if (sync && t) {
+    /* Outside the exec's lock: another launch may go on meanwhile. */
+    if (e == clsSuccess) r = cls__b_token_wait(t, 0);
+    cls__b_token_release(t);
+  }
   CLS__RETURN(e != clsSuccess ? e : r);
 }
 

@@ -204,6 +204,14 @@ static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
   return e;
 }
 
+clsError_t cls__copy_sides(void *dst, const void *src, size_t n,
+                           clsMemcpyKind kind, clsMemcpyKind *out,
+                           int *pageable_dst, int *pageable_src) {
+  cls__where dw, sw;
+  return cls__copy_check(dst, src, n, kind, out, &dw, &sw, pageable_dst,
+                         pageable_src);
+}
+
 static clsError_t cls__copy(void *dst, const void *src, size_t n,
                             clsMemcpyKind kind, clsStream_t sh, int sync) {
   clsMemcpyKind k = kind;
@@ -244,7 +252,7 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   int across = (ddev >= 0 && !cls__reaches(ddev, dev)) ||
                (sdev >= 0 && !cls__reaches(sdev, dev));
   if (CLS__CAPTURING() &&
-      cls__cap_copy(sh, s, dst, src, n, k, mode, across, &e))
+      cls__cap_copy(sh, s, dst, src, n, k, pdst, psrc, across, &e))
     return e;
   if (across) return cls__b_memcpy_across(s, dst, ddev, src, sdev, n, mode);
   return cls__b_memcpy(s, dst, src, n, k, mode);

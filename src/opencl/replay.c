@@ -304,8 +304,10 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
       continue;
     }
     case CLS__BNODE_COPY:
-      e = cls__b_memcpy(s, o->b.dst, o->b.src, o->b.n, o->b.dir,
-                        CLS__COPY_ASYNC);
+      /* A pageable source is copied aside now, at the launch's issue. */
+      if (o->b.n)
+        e = cls__b_memcpy(s, o->b.dst, o->b.src, o->b.n, o->b.dir,
+                          o->b.stage ? CLS__COPY_STAGE : CLS__COPY_ASYNC);
       break;
     case CLS__BNODE_SET:
       for (size_t r = 0; r < o->b.rows && e == clsSuccess; ++r)
