@@ -28,6 +28,7 @@
  * launch after a free (cls__mem_gen changed) sets them again.  The front
  * serializes launches and updates of one exec (its lock) and orders each
  * launch after the previous one. */
+#include "command.h"
 #include "driver.h"
 #include "enqueue.h"
 #include "function.h"
@@ -191,10 +192,8 @@ clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
   *out = NULL;
   *ordered = 0; /* the front orders launches of one exec */
   cls__ocl_device *d = cls__ocl_device_get(dev);
-  /* Where launches must pass the kernel-cache guard (PoCL 4 and 5,
-   * facts.c), or a kernel needs launch.c's own argument handling, the
-   * front replays node by node, through cls__b_launch. */
-  if (d->facts.kc_guard) return clsSuccess;
+  /* Where a kernel needs launch.c's own argument handling, the front
+   * replays node by node, through cls__b_launch. */
   for (size_t i = 0; i < n; ++i)
     if (nodes[i].kind == CLS__BNODE_KERNEL && !cls__ox_preparable(&nodes[i]))
       return clsSuccess;
@@ -275,6 +274,25 @@ static clsError_t cls__ox_kernels(cls__bexec *x, size_t i, size_t j,
   return cls__ocl_error(err, "clEnqueueNDRangeKernel");
 }
 
+/* Enqueues kernel node o on s through the kernel-cache guard (PoCL 4 and
+ * 5, facts.c kc_guard; kcguard.c), as launch.c does: a bracket of its
+ * own, since the guard may add waits to it, and the kernel's event, which
+ * the guard lists.  Only the argument setting of a plain launch is left
+ * out, and the three dimensions are the launch path's, whose widths the
+ * guard reads as the driver does. */
+static clsError_t cls__ox_guarded(const cls__oxnode *o, cls__bstream *s) {
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cls__ocl_begin_cmd(s, &b);
+  void *kc = cls__kc_enter(s, o->b.f->name, o->global, o->local, &b);
+  cl_int err = clEnqueueNDRangeKernel(s->q, o->k, 3, NULL, o->global, o->local,
+                                      b.n, b.list, &ev);
+  cls__kc_leave(kc, s, err == CL_SUCCESS ? ev : NULL);
+  cls__ocl_end_cmd(s, &b, err == CL_SUCCESS, err == CL_SUCCESS ? ev : NULL);
+  if (err == CL_SUCCESS) return clsSuccess;
+  return cls__ocl_error(err, "clEnqueueNDRangeKernel");
+}
+
 clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
   clsError_t e = clsSuccess;
   x->launched = 1;
@@ -298,8 +316,13 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
        * buffers. */
       const int alone = cls__trace_on || o->via_launch;
       const size_t j = alone ? i + 1 : o->run_end;
-      e = alone ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
-                : cls__ox_kernels(x, i, j, s);
+      if (alone)
+        e = cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s);
+      else if (CLS__UNLIKELY(x->dev->facts.kc_guard))
+        for (size_t k = i; k < j && e == clsSuccess; ++k)
+          e = cls__ox_guarded(&x->nodes[k], s);
+      else
+        e = cls__ox_kernels(x, i, j, s);
       i = j;
       continue;
     }
