@@ -79,12 +79,15 @@ static void cls__oxjob_run(void *p, clsError_t status) {
 static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
                                    int pointers_only) {
   const cls__bfunction *f = x->b.f;
-  for (cl_uint i = 0; i < f->nargs; ++i) {
+  for (cl_uint i = 0; i < f->nuser; ++i) {
     const cls__oarg *a = &f->args[i];
     const void *v = x->b.args[i];
     const char *what = "clSetKernelArg";
     cl_int err;
-    if (a->kind == CLS__ARG_POINTER) {
+    if (a->op == CLS__OP_PTR_OFF) { /* the buffer path: buffer and offset */
+      err = cls__ocl_set_ptr_off_arg(d, x->k, i, a->off_arg, *(void *const *)v,
+                                     &what);
+    } else if (a->kind == CLS__ARG_POINTER) {
       int svm;
       err =
           cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what, &svm);
@@ -113,16 +116,14 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
   return clsSuccess;
 }
 
-/* Whether kernel node x can be prepared here: the arguments launch.c sets
- * in ways of its own (a pointer passed as a buffer and an offset, the
- * hidden arguments of the kernel rewrite, dynamic shared memory) keep the
- * graph on the front's node-by-node replay, which launches through it. */
+/* Whether kernel node x can be prepared here: dynamic shared memory (a
+ * hidden __local argument sized per launch) keeps the graph on the front's
+ * node-by-node replay, which launches through launch.c.  The other hidden
+ * arguments of the kernel rewrite are the buffer path's pointer offsets,
+ * set with their pointers, and the module globals' base, set once
+ * (cls__ocl_function_fixed_args). */
 static int cls__ox_preparable(const cls__bnode *b) {
-  const cls__bfunction *f = b->f;
-  if (b->shmem || f->dyn >= 0 || f->nuser != f->nargs) return 0;
-  for (cl_uint i = 0; i < f->nargs; ++i)
-    if (f->args[i].op == CLS__OP_PTR_OFF) return 0;
-  return 1;
+  return !b->shmem && b->f->dyn < 0;
 }
 
 /* Node x's work sizes from its grid and block.  Trailing dimensions of
@@ -165,6 +166,9 @@ static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelInfo");
   x->k = clCreateKernel(prog, f->name, &err);
   if (!x->k) return cls__ocl_error(err, "clCreateKernel");
+  err = cls__ocl_function_fixed_args(f, x->k);
+  if (err != CL_SUCCESS)
+    return cls__ocl_error(err, "clSetKernelArg (the module's globals)");
   cls__ox_sizes(x);
   return cls__ox_set_args(d, x, 0);
 }
