@@ -312,7 +312,8 @@ typedef struct clsDeviceProp {
   char luid[8];                    /* cl_khr_device_uuid's LUID, if valid */
   unsigned int luidDeviceNodeMask; /* its node mask */
   int regsPerBlock;             /* NVIDIA: CL_DEVICE_REGISTERS_PER_BLOCK_NV */
-  size_t memPitch;              /* CL_DEVICE_MAX_MEM_ALLOC_SIZE */
+  size_t memPitch;              /* INT_MAX, as CUDA 13 (or less where
+                                   CL_DEVICE_MAX_MEM_ALLOC_SIZE is less) */
   size_t totalConstMem;         /* CL_DEVICE_MAX_CONSTANT_BUFFER_SIZE */
   size_t textureAlignment;      /* 0: no textures */
   size_t texturePitchAlignment; /* 0 */
@@ -458,11 +459,13 @@ typedef enum clsDeviceAttr {
   clsDevAttrHostRegisterSupported = 99,
   clsDevAttrMaxBlocksPerMultiprocessor = 106,
   clsDevAttrMemoryPoolsSupported = 115,
-  /* The rest of CUDA 13's enum (device queries).  The numbers it leaves
-   * out (44, 92-94, 96, 102-105, 107, 110, 122-124, 127-129, 132, 136,
-   * 137, 141, 145, 146: reserved or removed in CUDA 13) are
-   * clsErrorInvalidValue, as in CUDA 13.  CUDA 13 also dropped
-   * cudaDevAttrCooperativeMultiDeviceLaunch (96). */
+  /* The rest of CUDA 13's enum (device queries).  Of the numbers it
+   * leaves out, 44 (the driver's deprecated CAN_TEX2D_GATHER) and 96
+   * (cudaDevAttrCooperativeMultiDeviceLaunch, which CUDA 13 dropped) give
+   * clsSuccess and 1, and 122 clsSuccess and 0, as CUDA 13's runtime
+   * answers them; the others (92-94, 102-105, 107, 110, 123, 124,
+   * 127-129, 132, 136, 137, 141, 145, 146: reserved or removed) are
+   * clsErrorInvalidValue, as in CUDA 13. */
   clsDevAttrMaxTexture1DWidth = 21,
   clsDevAttrMaxTexture2DWidth = 22,
   clsDevAttrMaxTexture2DHeight = 23,
@@ -829,8 +832,9 @@ CLS_API clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
 /* Sets `count` bytes to (unsigned char)value on the legacy default
  * stream, so after earlier work in the blocking streams.  Returns at once
  * for device memory (as cudaMemset does; later legacy and blocking-stream
- * work waits for it), and blocks until done for pinned host memory (either
- * kind) and managed memory, which CUDA documents as fully synchronous. */
+ * work waits for it), and blocks until the earlier work and the set are
+ * done for pinned (either kind), registered and managed memory, as CUDA 13
+ * does. */
 CLS_API clsError_t clsMemset(void *devPtr, int value, size_t count);
 /* Enqueues a memset on `s`.  Never blocks. */
 CLS_API clsError_t clsMemsetAsync(void *devPtr, int value, size_t count,
@@ -1359,7 +1363,10 @@ CLS_API clsError_t clsGraphGetNodes(clsGraph_t g, clsGraphNode_t *nodes,
                                     size_t *numNodes);
 /* Adds a node to g that runs after the nodes deps[0..numDeps) and stores
  * it in *node.  The kind: empty (orders only), kernel, 1-D copy, memset,
- * host function. */
+ * host function.  A copy node's host side may be pageable memory (the
+ * stack, malloc), as on CUDA 13: a pageable source is read when each
+ * clsGraphLaunch is called, a pageable destination written when the node
+ * runs. */
 CLS_API clsError_t clsGraphAddEmptyNode(clsGraphNode_t *node, clsGraph_t g,
                                         const clsGraphNode_t *deps,
                                         size_t numDeps);
@@ -1392,7 +1399,9 @@ CLS_API clsError_t clsGraphInstantiate(clsGraphExec_t *exec, clsGraph_t g,
                                        unsigned long long flags);
 /* Runs the executable graph once on `s`, after the work issued to `s`
  * before; work issued after waits for the whole graph.  Two launches of
- * one exec never overlap, even on two streams.  Never blocks. */
+ * one exec never overlap, even on two streams.  Never blocks, but on the
+ * legacy stream for a graph with a copy node over pageable memory, whose
+ * launch returns once the graph is done (as CUDA 13's). */
 CLS_API clsError_t clsGraphLaunch(clsGraphExec_t exec, clsStream_t s);
 /* Prepares the exec for its launches on `s` ahead of the first one (on
  * the CUDA build cudaGraphUpload; on OpenCL the exec is prepared when it

@@ -29,7 +29,7 @@ typedef struct cls__bexec cls__bexec;
 enum cls__bnode_kind {
   CLS__BNODE_EMPTY = 0,
   CLS__BNODE_KERNEL,
-  CLS__BNODE_COPY, /* device or pinned memory on both sides, async */
+  CLS__BNODE_COPY, /* async; a host side may be pageable memory (stage) */
   CLS__BNODE_SET,  /* rows of n bytes, pitch apart */
   CLS__BNODE_HOST  /* fn(user), on a thread that runs only host work */
 };
@@ -45,7 +45,11 @@ typedef struct cls__bnode {
   const void *src;
   size_t n;
   clsMemcpyKind dir; /* copy, resolved */
-  int value;         /* set */
+  /* Copy: src is pageable host memory, which each launch reads when it is
+   * issued (the bytes are staged, CLS__COPY_STAGE); a pageable dst is
+   * written when the node runs.  CUDA stages such copies itself. */
+  int stage;
+  int value; /* set */
   size_t pitch, rows;
   clsHostFn_t fn; /* host */
   void *user;

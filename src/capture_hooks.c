@@ -77,8 +77,8 @@ int cls__cap_kernel(clsStream_t h, cls__bstream *b, clsFunction_t f,
 }
 
 int cls__cap_copy(clsStream_t h, cls__bstream *b, void *dst, const void *src,
-                  size_t n, clsMemcpyKind kind, int mode, int across,
-                  clsError_t *err) {
+                  size_t n, clsMemcpyKind kind, int pageable_dst,
+                  int pageable_src, int across, clsError_t *err) {
   cls__member *m;
   int r = cls__cap_enter(h, b, &m, err);
   if (r != 2) return r;
@@ -89,11 +89,7 @@ int cls__cap_copy(clsStream_t h, cls__bstream *b, void *dst, const void *src,
                        "a copy staged between two OpenCL platforms cannot be "
                        "captured; the capture is invalidated");
   } else if ((*err = cls__cap_node(m, CLS__NODE_COPY, &node)) == clsSuccess) {
-    node->u.c.dst = dst;
-    node->u.c.src = src;
-    node->u.c.n = n;
-    node->u.c.kind = kind;
-    node->u.c.mode = mode & CLS__COPY_HOW;
+    cls__copy_node_set(node, dst, src, n, kind, pageable_dst, pageable_src);
   }
   pthread_mutex_unlock(&cls__cap_lock);
   return 1;

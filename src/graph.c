@@ -244,8 +244,8 @@ clsError_t clsGraphAddEmptyNode(clsGraphNode_t *node, clsGraph_t g,
   CLS__RETURN(e);
 }
 
-/* Whether p lies in device memory of a known allocation with n bytes
- * from it, for hand-built copy and memset nodes. */
+/* Whether p lies in a known allocation with n bytes from it, for
+ * hand-built memset nodes. */
 static int cls__dev_range(const void *p, size_t n) {
   void *base;
   size_t size;
@@ -254,39 +254,34 @@ static int cls__dev_range(const void *p, size_t n) {
          n <= size - (size_t)((const char *)p - (const char *)base);
 }
 
+void cls__copy_node_set(cls__node *n, void *dst, const void *src, size_t count,
+                        clsMemcpyKind kind, int pageable_dst,
+                        int pageable_src) {
+  n->u.c.dst = dst;
+  n->u.c.src = src;
+  n->u.c.n = count;
+  n->u.c.kind = kind;
+  n->u.c.mode = pageable_src ? CLS__COPY_STAGE : CLS__COPY_ASYNC;
+  n->u.c.pageable = pageable_dst || pageable_src;
+}
+
 clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *node, clsGraph_t g,
                                    const clsGraphNode_t *deps, size_t numDeps,
                                    void *dst, const void *src, size_t count,
                                    clsMemcpyKind kind) {
   CLS__NOT_IN_HOST_FN();
-  if ((unsigned)kind > clsMemcpyDefault)
-    CLS__RETURN(cls__reason(clsErrorInvalidMemcpyDirection,
-                            "kind %d is not a clsMemcpyKind", (int)kind));
-  if (!dst || !src)
-    CLS__RETURN(
-        cls__reason(clsErrorInvalidValue, "%s is NULL", dst ? "src" : "dst"));
-  /* A node's sides must be device or pinned memory (CUDA's graph copies
-   * reach host memory only through page-locked memory). */
-  if (!cls__dev_range(dst, count) || !cls__dev_range(src, count))
-    CLS__RETURN(cls__reason(clsErrorInvalidValue,
-                            "a copy node's %s is not %zu bytes of device or "
-                            "pinned host memory",
-                            cls__dev_range(dst, count) ? "src" : "dst", count));
-  int dk = cls__mem_lookup(dst, NULL, NULL, NULL);
-  int sk = cls__mem_lookup(src, NULL, NULL, NULL);
-  if (kind == clsMemcpyDefault)
-    kind = (clsMemcpyKind)((CLS__MEM_ON_DEVICE(sk) ? 2 : 0) |
-                           (CLS__MEM_ON_DEVICE(dk) ? 1 : 0));
+  /* As clsMemcpyAsync checks its sides: device sides in device memory,
+   * host sides pinned, registered, managed or pageable (CUDA 13 takes
+   * malloc'ed and stack memory on either side of a copy node). */
+  clsMemcpyKind k;
+  int pdst, psrc;
+  clsError_t e = cls__copy_sides(dst, src, count, kind, &k, &pdst, &psrc);
+  if (e != clsSuccess) CLS__RETURN(e);
   cls__graph *gr;
   cls__node *n;
-  clsError_t e =
-      cls__graph_add_begin(node, g, deps, numDeps, CLS__NODE_COPY, &gr, &n);
+  e = cls__graph_add_begin(node, g, deps, numDeps, CLS__NODE_COPY, &gr, &n);
   if (e != clsSuccess) CLS__RETURN(e);
-  n->u.c.dst = dst;
-  n->u.c.src = src;
-  n->u.c.n = count;
-  n->u.c.kind = kind;
-  n->u.c.mode = CLS__COPY_ASYNC;
+  cls__copy_node_set(n, dst, src, count, k, pdst, psrc);
   CLS__RETURN(cls__graph_add_end(gr, n, clsSuccess, node));
 }
 

@@ -57,7 +57,10 @@ struct cls__node {
       const void *src;
       size_t n;
       clsMemcpyKind kind; /* resolved */
-      int mode;           /* enum cls__copy_mode, as at capture */
+      /* CLS__COPY_STAGE where src is pageable host memory, which each
+       * launch copies aside when it is issued; else CLS__COPY_ASYNC. */
+      int mode;
+      int pageable; /* a side is pageable host memory */
     } c;
     struct {
       void *dst;
@@ -103,6 +106,13 @@ int cls__graph_walk(cls__node *const *from, size_t n, unsigned char *seen,
                     cls__node **stack, const cls__node *stop);
 /* Undoes the last cls__graph_add (its fields already freed). */
 void cls__graph_drop_last(cls__graph *g);
+/* Fills copy node n (hand-built or captured) with its sides, as a graph
+ * copies them (docs/semantics.md, the graph rows of CUDA 13): a pageable
+ * source is read when a launch is issued (staged), a pageable destination
+ * is written when the node runs, and a launch on the legacy stream of a
+ * graph with such a node returns once the graph is done (graphexec.c). */
+void cls__copy_node_set(cls__node *n, void *dst, const void *src, size_t count,
+                        clsMemcpyKind kind, int pageable_dst, int pageable_src);
 /* Copies the argument values a launch of bf reads from args. */
 clsError_t cls__kargs_copy(cls__bfunction *bf, void **args, cls__kargs *out);
 void cls__kargs_free(cls__kargs *a);
@@ -148,8 +158,8 @@ int cls__cap_kernel(clsStream_t h, cls__bstream *b, clsFunction_t f,
                     cls__bfunction *bf, clsDim3 grid, clsDim3 block,
                     void **args, size_t shmem, clsError_t *err);
 int cls__cap_copy(clsStream_t h, cls__bstream *b, void *dst, const void *src,
-                  size_t n, clsMemcpyKind kind, int mode, int across,
-                  clsError_t *err);
+                  size_t n, clsMemcpyKind kind, int pageable_dst,
+                  int pageable_src, int across, clsError_t *err);
 int cls__cap_set(clsStream_t h, cls__bstream *b, void *dst, int value, size_t n,
                  clsError_t *err);
 int cls__cap_host(clsStream_t h, cls__bstream *b, clsHostFn_t fn,
@@ -195,5 +205,8 @@ clsError_t cls__host_job_issue(cls__bstream *b, clsStream_t h, clsHostFn_t fn,
                                clsStreamCallback_t cb, void *user);
 /* The backend function of clsFunction_t f on dev (module.c). */
 clsError_t cls__function_get(clsFunction_t f, int dev, cls__bfunction **bf);
+/* How many modules have been unloaded (module.c): a function live when
+ * the count was n is live while it stays n. */
+size_t cls__module_unloads(void);
 
 #endif /* CLSTREAM_GRAPH_H */

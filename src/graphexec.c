@@ -27,6 +27,8 @@
 #include "device.h"
 #include "stream_resolve.h"
 
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +68,11 @@ typedef struct cls__exec {
   int bx_ordered;      /* bx orders launches itself */
   cls__hostrec *hosts; /* for bx: one per node (host nodes' used) */
   size_t nhost;        /* host nodes */
+  int pageable;        /* a copy node touches pageable host memory */
+  /* cls__module_unloads() when every kernel node's function was last
+   * found live (SIZE_MAX: never), so that a launch looks at each node only
+   * after a module was unloaded. */
+  atomic_size_t live_at;
 } cls__exec;
 
 static void cls__exec_free(cls__exec *x) {
@@ -165,6 +172,7 @@ static void cls__bnode_of(const cls__exec *x, size_t i, cls__bnode *b) {
     b->src = n->u.c.src;
     b->n = n->u.c.n;
     b->dir = n->u.c.kind;
+    b->stage = n->u.c.mode == CLS__COPY_STAGE;
     break;
   case CLS__NODE_SET:
     b->kind = CLS__BNODE_SET;
@@ -185,14 +193,10 @@ static void cls__bnode_of(const cls__exec *x, size_t i, cls__bnode *b) {
 }
 
 /* Offers the ordered nodes to the backend (g's lock held: the deps are
- * read from the graph).  Copies that stage or block (pageable memory)
- * stay with the front's node-by-node replay. */
+ * read from the graph). */
 static clsError_t cls__exec_prepare(cls__exec *x, const cls__graph *g) {
   size_t ndeps = 0;
   for (size_t i = 0; i < x->n; ++i) {
-    if (x->nodes[i].kind == CLS__NODE_COPY &&
-        x->nodes[i].u.c.mode != CLS__COPY_ASYNC)
-      return clsSuccess;
     if (x->nodes[i].kind == CLS__NODE_HOST) x->nhost++;
     ndeps += g->nodes[i]->ndeps;
   }
@@ -227,6 +231,7 @@ static clsError_t cls__instantiate(clsGraphExec_t *out, cls__graph *g) {
   cls__exec *x = calloc(1, sizeof *x);
   if (!x) return cls__reason(clsErrorMemoryAllocation, "out of host memory");
   pthread_mutex_init(&x->lock, NULL);
+  atomic_init(&x->live_at, SIZE_MAX);
   clsError_t e = clsSuccess;
   size_t *order = NULL;
   pthread_mutex_lock(&g->lock);
@@ -243,6 +248,8 @@ static clsError_t cls__instantiate(clsGraphExec_t *out, cls__graph *g) {
     e = cls__node_copy(&x->nodes[i], g->nodes[order[i]]);
     x->pos[order[i]] = i;
     x->n = i + 1;
+    if (x->nodes[i].kind == CLS__NODE_COPY && x->nodes[i].u.c.pageable)
+      x->pageable = 1;
   }
   if (e == clsSuccess && x->dev < 0) e = cls__current_device(&x->dev);
   if (e == clsSuccess) e = cls__exec_prepare(x, g);
@@ -282,6 +289,7 @@ clsError_t cls__node_issue(const cls__node *n, cls__bstream *b) {
     return cls__b_launch(n->u.k.bf, n->u.k.grid, n->u.k.block, n->u.k.args.argv,
                          n->u.k.shmem, b);
   case CLS__NODE_COPY:
+    if (!n->u.c.n) return clsSuccess;
     return cls__b_memcpy(b, n->u.c.dst, n->u.c.src, n->u.c.n, n->u.c.kind,
                          n->u.c.mode);
   case CLS__NODE_SET:
@@ -317,13 +325,17 @@ static clsError_t cls__exec_target(clsGraphExec_t h, clsStream_t s,
     return cls__reason(clsErrorInvalidValue,
                        "the exec's nodes are on device %d, the stream on %d",
                        x->dev, dev);
-  for (size_t i = 0; i < x->n; ++i)
-    if (x->nodes[i].kind == CLS__NODE_KERNEL &&
-        !cls__handle_get(CLS__KIND_FUNCTION, x->nodes[i].u.k.fn))
-      return cls__reason(clsErrorInvalidResourceHandle,
-                         "kernel node %zu's function is no longer live (its "
-                         "module was unloaded)",
-                         i);
+  size_t unloads = cls__module_unloads();
+  if (atomic_load_explicit(&x->live_at, memory_order_relaxed) != unloads) {
+    for (size_t i = 0; i < x->n; ++i)
+      if (x->nodes[i].kind == CLS__NODE_KERNEL &&
+          !cls__handle_get(CLS__KIND_FUNCTION, x->nodes[i].u.k.fn))
+        return cls__reason(clsErrorInvalidResourceHandle,
+                           "kernel node %zu's function is no longer live (its "
+                           "module was unloaded)",
+                           i);
+    atomic_store_explicit(&x->live_at, unloads, memory_order_relaxed);
+  }
   *xp = x;
   *bp = b;
   return clsSuccess;
@@ -335,6 +347,10 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
   cls__bstream *b;
   clsError_t e = cls__exec_target(h, s, "clsGraphLaunch", &x, &b);
   if (e != clsSuccess) CLS__RETURN(e);
+  /* CUDA 13 returns from a launch on the legacy stream of a graph with a
+   * copy over pageable memory only once the graph is done (measured on
+   * the H100); on any other stream at once. */
+  const int sync = x->pageable && (s == NULL || s == clsStreamLegacy);
   pthread_mutex_lock(&x->lock);
   /* After the exec's previous launch, wherever it was issued. */
   if (x->last && x->last_s != b && !(x->bx && x->bx_ordered))
@@ -342,8 +358,9 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
   if (e == clsSuccess && x->bx) {
     e = cls__b_exec_launch(x->bx, b);
     /* A backend that orders launches itself needs no record, but for
-     * the host records that clsGraphExecDestroy must outlive. */
-    if (x->bx_ordered && (!x->nhost || e != clsSuccess)) {
+     * the host records that clsGraphExecDestroy must outlive and for a
+     * launch to wait for. */
+    if (x->bx_ordered && ((!x->nhost && !sync) || e != clsSuccess)) {
       pthread_mutex_unlock(&x->lock);
       CLS__RETURN(e);
     }
@@ -358,8 +375,14 @@ clsError_t clsGraphLaunch(clsGraphExec_t h, clsStream_t s) {
     cls__b_token_release(x->last);
     x->last = t;
     x->last_s = b;
+    if (sync && t) cls__b_token_retain(t);
   }
   pthread_mutex_unlock(&x->lock);
+  if (sync && t) {
+    /* Outside the exec's lock: another launch may go on meanwhile. */
+    if (e == clsSuccess) r = cls__b_token_wait(t, 0);
+    cls__b_token_release(t);
+  }
   CLS__RETURN(e != clsSuccess ? e : r);
 }
 

@@ -219,15 +219,8 @@ static clsError_t cls__set2d(void *p, size_t pitch, int value, size_t width,
                        "devPtr %p is memory of device %d, which does not "
                        "share memory with the stream's device %d",
                        p, side.dev, dev);
-  int mode = CLS__COPY_ASYNC;
-  if (sync) {
-    int host_sees = side.kind == CLS__MEM_HOST ||
-                    side.kind == CLS__MEM_HOST_MAPPED ||
-                    side.kind == CLS__MEM_MANAGED;
-    mode = (host_sees ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC) |
-           CLS__COPY_SYNC_CALL;
-  }
-  return cls__b_memset2d(b, p, pitch, value, width, height, mode);
+  return cls__b_memset2d(b, p, pitch, value, width, height,
+                         cls__set_mode(side.kind, sync));
 }
 
 clsError_t clsMemset2D(void *devPtr, size_t pitch, int value, size_t width,

@@ -204,6 +204,14 @@ static clsError_t cls__copy_check(void *dst, const void *src, size_t n,
   return e;
 }
 
+clsError_t cls__copy_sides(void *dst, const void *src, size_t n,
+                           clsMemcpyKind kind, clsMemcpyKind *out,
+                           int *pageable_dst, int *pageable_src) {
+  cls__where dw, sw;
+  return cls__copy_check(dst, src, n, kind, out, &dw, &sw, pageable_dst,
+                         pageable_src);
+}
+
 static clsError_t cls__copy(void *dst, const void *src, size_t n,
                             clsMemcpyKind kind, clsStream_t sh, int sync) {
   clsMemcpyKind k = kind;
@@ -244,7 +252,7 @@ static clsError_t cls__copy(void *dst, const void *src, size_t n,
   int across = (ddev >= 0 && !cls__reaches(ddev, dev)) ||
                (sdev >= 0 && !cls__reaches(sdev, dev));
   if (CLS__CAPTURING() &&
-      cls__cap_copy(sh, s, dst, src, n, k, mode, across, &e))
+      cls__cap_copy(sh, s, dst, src, n, k, pdst, psrc, across, &e))
     return e;
   if (across) return cls__b_memcpy_across(s, dst, ddev, src, sdev, n, mode);
   return cls__b_memcpy(s, dst, src, n, k, mode);
@@ -262,6 +270,18 @@ clsError_t clsMemcpyAsync(void *dst, const void *src, size_t count,
   CLS__RETURN(cls__copy(dst, src, count, kind, s, 0));
 }
 
+int cls__set_mode(int kind, int sync) {
+  if (!sync) return CLS__COPY_ASYNC;
+  /* cudaMemset of device memory returns at once; of pinned (either kind),
+   * registered or managed memory it returns only once the legacy stream's
+   * earlier work and the set are done (CUDA 13: 200.2-200.4 ms behind a
+   * 200 ms host function; docs/semantics.md, Memory and launches). */
+  int host_sees = kind == CLS__MEM_HOST || kind == CLS__MEM_HOST_MAPPED ||
+                  kind == CLS__MEM_REGISTERED || kind == CLS__MEM_MANAGED;
+  return (host_sees ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC) |
+         CLS__COPY_SYNC_CALL;
+}
+
 static clsError_t cls__set(void *p, int value, size_t n, clsStream_t sh,
                            int sync) {
   if (!p) return cls__reason(clsErrorInvalidValue, "devPtr is NULL");
@@ -273,16 +293,7 @@ static clsError_t cls__set(void *p, int value, size_t n, clsStream_t sh,
   e = cls__stream_resolve(sh, &dev, &s, NULL, NULL);
   if (e == clsSuccess) e = cls__check_reach(&w, p, dev, "devPtr");
   if (e != clsSuccess) return e;
-  /* clsMemset of device memory returns at once, as cudaMemset does; of
-   * pinned host memory (either kind) or managed memory it returns once
-   * done ("fully synchronous", CUDA's API synchronization behaviour). */
-  int mode = CLS__COPY_ASYNC;
-  if (sync) {
-    int host_sees = w.kind == CLS__MEM_HOST || w.kind == CLS__MEM_HOST_MAPPED ||
-                    w.kind == CLS__MEM_MANAGED;
-    mode = (host_sees ? CLS__COPY_BLOCKING : CLS__COPY_ASYNC) |
-           CLS__COPY_SYNC_CALL;
-  }
+  int mode = cls__set_mode(w.kind, sync);
   if (CLS__CAPTURING() && cls__cap_set(sh, s, p, value, n, &e)) return e;
   return cls__b_memset(s, p, value, n, mode);
 }

@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "graph.h"
 #include "device.h"
+#include "launchcfg.h"
 #include "stream_resolve.h"
 
 #include <pthread.h>
@@ -167,6 +168,14 @@ clsError_t clsModuleLoadData(clsModule_t *m, const char *source,
   CLS__RETURN(clsSuccess);
 }
 
+/* Modules unloaded so far (graphexec.c checks an exec's functions again
+ * only after one more). */
+static atomic_size_t cls__unloads;
+
+size_t cls__module_unloads(void) {
+  return atomic_load_explicit(&cls__unloads, memory_order_acquire);
+}
+
 clsError_t clsModuleUnload(clsModule_t m) {
   CLS__NOT_IN_HOST_FN();
   cls__module *mod = cls__handle_retire(CLS__KIND_MODULE, (uintptr_t)m);
@@ -183,6 +192,9 @@ clsError_t clsModuleUnload(clsModule_t m) {
   pthread_mutex_unlock(&mod->lock);
   for (cls__function *g = f; g; g = g->next)
     cls__handle_retire(CLS__KIND_FUNCTION, g->handle);
+  /* Counted once its functions are retired: a launch that read the count
+   * before looks at its exec's functions again at the next launch. */
+  atomic_fetch_add_explicit(&cls__unloads, 1, memory_order_acq_rel);
   mod->fns = f;
   cls__module_free(mod);
   CLS__RETURN(clsSuccess);
@@ -303,103 +315,6 @@ out:
 
 /* ---- Launches ----------------------------------------------------------- */
 
-/* Whether v lies in 1..max, where max <= 0 means "no limit": one unsigned
- * compare after the zero test, without branches, for the launch path's
- * single test of the common case. */
-static inline int cls__dim_ok(unsigned v, int max) {
-  return (v != 0) & (v - 1u <= (unsigned)max - 1u);
-}
-
-/* Why the configuration failed cls__config_ok (the first rule broken, as
- * CUDA 13.0 returns InvalidValue for all of these: measured; older CUDA
- * documented InvalidConfiguration).  Like any argument error it is not
- * sticky.  Off the launch path. */
-static CLS__NOINLINE clsError_t cls__config_error(const cls__limits *lim,
-                                                  clsDim3 grid, clsDim3 block,
-                                                  size_t sharedMem) {
-  if (!grid.x || !grid.y || !grid.z || !block.x || !block.y || !block.z)
-    return cls__reason(clsErrorInvalidValue,
-                       "zero dimension in grid (%u, %u, %u) or block "
-                       "(%u, %u, %u)",
-                       grid.x, grid.y, grid.z, block.x, block.y, block.z);
-  const unsigned bd[3] = {block.x, block.y, block.z};
-  const unsigned gd[3] = {grid.x, grid.y, grid.z};
-  for (int d = 0; d < 3; d++) {
-    if (!cls__dim_ok(bd[d], lim->max_threads_dim[d]))
-      return cls__reason(clsErrorInvalidValue,
-                         "block dimension %c = %u exceeds the device's "
-                         "limit of %d",
-                         "xyz"[d], bd[d], lim -> max_threads_dim[d]);
-    if (!cls__dim_ok(gd[d], lim->max_grid[d]))
-      return cls__reason(clsErrorInvalidValue,
-                         "grid dimension %c = %u exceeds the device's "
-                         "limit of %d (maxGridSize)",
-                         "xyz"[d], gd[d], lim -> max_grid[d]);
-    /* Folded away where size_t has 64 bits. */
-    if ((unsigned long long)gd[d] * bd[d] > SIZE_MAX)
-      return cls__reason(clsErrorInvalidValue,
-                         "grid dimension %c = %u times block dimension "
-                         "%u overflows size_t",
-                         "xyz"[d], gd[d], bd[d]);
-  }
-  const unsigned long long threads =
-      (unsigned long long)block.x * block.y * block.z;
-  if (threads > (unsigned long long)lim->max_threads_per_block)
-    return cls__reason(clsErrorInvalidValue,
-                       "block of %llu threads (%u x %u x %u) exceeds "
-                       "maxThreadsPerBlock %d",
-                       threads, block.x, block.y, block.z,
-                       lim->max_threads_per_block);
-  if (sharedMem > lim->shared_mem_per_block)
-    return cls__reason(clsErrorInvalidValue,
-                       "sharedMem %zu exceeds the device's "
-                       "sharedMemPerBlock %zu",
-                       sharedMem, lim->shared_mem_per_block);
-  return cls__reason(clsErrorInvalidValue, "invalid launch configuration");
-}
-
-/* Whether the device can run the configuration (the rules
- * cls__config_error names): one expression without branches, since every
- * launch asks. */
-static inline int cls__config_ok(const cls__limits *lim, clsDim3 grid,
-                                 clsDim3 block, size_t sharedMem) {
-  int ok = cls__dim_ok(block.x, lim->max_threads_dim[0]) &
-           cls__dim_ok(block.y, lim->max_threads_dim[1]) &
-           cls__dim_ok(block.z, lim->max_threads_dim[2]) &
-           cls__dim_ok(grid.x, lim->max_grid[0]) &
-           cls__dim_ok(grid.y, lim->max_grid[1]) &
-           cls__dim_ok(grid.z, lim->max_grid[2]) &
-           (sharedMem <= lim->shared_mem_per_block);
-  /* Folded away where size_t has 64 bits. */
-  ok &= ((unsigned long long)grid.x * block.x <= SIZE_MAX) &
-        ((unsigned long long)grid.y * block.y <= SIZE_MAX) &
-        ((unsigned long long)grid.z * block.z <= SIZE_MAX);
-  return ok && (unsigned long long)block.x * block.y * block.z <=
-                   (unsigned long long)lim->max_threads_per_block;
-}
-
-/* The calling thread's last configuration that passed cls__config_ok,
- * and its device (-1: none): device limits never change, so a launch
- * that repeats it (the common case) compares a few words instead.  The
- * x and y sizes are kept packed, as they arrive in registers. */
-static _Thread_local struct cls__config_memo {
-  uint64_t grid_xy, block_xy;
-  unsigned grid_z, block_z;
-  int dev;
-} cls__tl_config CLS__TLS_FAST = {0, 0, 0, 0, -1};
-
-static inline uint64_t cls__xy(clsDim3 d) {
-  return (uint64_t)d.x | (uint64_t)d.y << 32;
-}
-
-static inline int cls__config_seen(int dev, clsDim3 grid, clsDim3 block,
-                                   size_t sharedMem) {
-  const struct cls__config_memo *m = &cls__tl_config;
-  return ((m->grid_xy ^ cls__xy(grid)) | (m->block_xy ^ cls__xy(block)) |
-          (m->grid_z ^ grid.z) | (m->block_z ^ block.z) |
-          (unsigned)(m->dev ^ dev) | sharedMem) == 0;
-}
-
 clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
                            void **args, size_t sharedMem, clsStream_t s) {
   CLS__NOT_IN_HOST_FN();
@@ -419,11 +334,7 @@ clsError_t clsLaunchKernel(clsFunction_t f, clsDim3 grid, clsDim3 block,
     const cls__limits *lim = cls__device_limits(sdev);
     if (!cls__config_ok(lim, grid, block, sharedMem))
       CLS__RETURN(cls__config_error(lim, grid, block, sharedMem));
-    cls__tl_config.grid_xy = cls__xy(grid);
-    cls__tl_config.block_xy = cls__xy(block);
-    cls__tl_config.grid_z = grid.z;
-    cls__tl_config.block_z = block.z;
-    cls__tl_config.dev = sdev;
+    cls__config_remember(sdev, grid, block);
   }
 
   /* MaxDynamicSharedMemorySize, once set, bounds sharedMem (kparams). */

@@ -12,6 +12,7 @@
  *  - cudaProfilerStart/Stop without a profiler: Success. */
 #include "support.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -76,7 +77,6 @@ END_TEST
 START_TEST(attribute_values) {
   int v;
   for (int a = 1; a <= 91; ++a) {
-    if (a == 44) continue; /* no attribute 44 in CUDA 13's enum */
     clsError_t r = clsDeviceGetAttribute(&v, (clsDeviceAttr)a, 0);
     ck_assert_msg(r == clsSuccess, "attribute %d: %s", a, clsGetErrorName(r));
   }
@@ -95,6 +95,26 @@ START_TEST(attribute_values) {
          clsErrorInvalidDevice);
   CK_CLS(clsDeviceGetAttribute(NULL, clsDevAttrWarpSize, 0),
          clsErrorInvalidValue);
+}
+END_TEST
+
+/* Rows measured on CUDA 13 (H100): memPitch and cudaDevAttrMaxPitch are
+ * both INT_MAX (on OpenCL: or the device's largest allocation, where that
+ * is smaller), and attributes 44 and 96, which CUDA 13's enum has no name
+ * for, give Success and 1. */
+START_TEST(pitch_and_unnamed_attributes) {
+  int n;
+  CK_OK(clsGetDeviceCount(&n));
+  for (int d = 0; d < n; ++d) {
+    clsDeviceProp p;
+    CK_OK(clsGetDeviceProperties(&p, d));
+    ck_assert_uint_le(p.memPitch, (size_t)INT_MAX);
+    ck_assert_uint_eq(p.memPitch, (size_t)attr(clsDevAttrMaxPitch, d));
+    if (on_cuda(d) || p.totalGlobalMem > (size_t)INT_MAX)
+      ck_assert_uint_eq(p.memPitch, (size_t)INT_MAX);
+    ck_assert_int_eq(attr((clsDeviceAttr)44, d), 1);
+    ck_assert_int_eq(attr((clsDeviceAttr)96, d), 1);
+  }
 }
 END_TEST
 
@@ -190,6 +210,7 @@ int main(void) {
       tcase_tagged(s, "attribute_gate_threads", 120, "gate threads");
   tcase_add_test(tc, attributes_match_properties);
   tcase_add_test(tc, attribute_values);
+  tcase_add_test(tc, pitch_and_unnamed_attributes);
   tcase_add_test(tc, device_identity);
   tcase_add_test(tc_gate_threads, device_flags);
   tcase_add_test(tc, profiler);

@@ -1029,13 +1029,13 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
   X(launch_arg2_null, NEED_MOD, IV, "CUDA manual cudaLaunchKernel" TC,         \
     launch_arg_null(x, 2))                                                     \
   X(launch_shared_over, NEED_MOD, IV,                                          \
-    "CUDA manual cudaLaunchKernel (sharedMem above sharedMemPerBlock)" TC,     \
+    "H100 cudaLaunchKernel (sharedMem above sharedMemPerBlock)",               \
     launch(x, d3(1, 1, 1), d3(1, 1, 1), x->args,                               \
            x->prop.sharedMemPerBlock + 1, x->s))                               \
   /* Module globals and symbol copies (kparams) */                             \
   X(sym_global_name_null, NEED_MOD, IV, S_SYM,                                 \
     clsModuleGetGlobal(&x->out_p, NULL, x->m, NULL))                           \
-  X(sym_global_unknown, NEED_MOD, SYMNF, S_SYM,                                \
+  X(sym_global_unknown, NEED_MOD, SYMNF, "H100 cuModuleGetGlobal",             \
     clsModuleGetGlobal(&x->out_p, NULL, x->m, "no_such_global"))               \
   X(sym_global_dead_module, NEED_MOD, IRH, S_SYM,                              \
     clsModuleGetGlobal(&x->out_p, NULL, x->m_dead, "g"))                       \
@@ -1417,7 +1417,7 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
     clsFuncSetAttribute(x->f, (clsFuncAttribute)7, 0))                         \
   X(funcset_attr_max, NEED_MOD, IV, S_FS " (not an attribute)" TC,             \
     clsFuncSetAttribute(x->f, clsFuncAttributeMax, 0))                         \
-  X(funcset_dyn_negative, NEED_MOD, IV, S_FS TC,                               \
+  X(funcset_dyn_negative, NEED_MOD, IV, "H100 cudaFuncSetAttribute",           \
     clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize, -1)) \
   X(funcset_dyn_huge, NEED_MOD, IV, S_FS TC,                                   \
     clsFuncSetAttribute(x->f, clsFuncAttributeMaxDynamicSharedMemorySize,      \
@@ -1433,7 +1433,8 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
                         clsFuncAttributePreferredSharedMemoryCarveout, 0))     \
   X(occ_null, NEED_MOD, IV, S_OB TC,                                           \
     clsOccupancyMaxActiveBlocksPerMultiprocessor(NULL, x->f, 32, 0))           \
-  X(occ_block_zero, NEED_MOD, IV, S_OB TC,                                     \
+  X(occ_block_zero, NEED_MOD, IV,                                              \
+    "H100 cudaOccupancyMaxActiveBlocksPerMultiprocessor",                      \
     clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, 0, 0))          \
   X(occ_block_negative, NEED_MOD, IV, S_OB TC,                                 \
     clsOccupancyMaxActiveBlocksPerMultiprocessor(&x->i1, x->f, -32, 0))        \

@@ -402,11 +402,7 @@ START_TEST(graph_bad_input) {
   kp.func = (clsFunction_t)0x999;
   CK_CLS(clsGraphAddKernelNode(&n, g, NULL, 0, &kp),
          clsErrorInvalidResourceHandle);
-  int host[4];
   int *d = dev_ints(4);
-  CK_CLS(clsGraphAddMemcpyNode1D(&n, g, NULL, 0, d, host, 16,
-                                 clsMemcpyHostToDevice),
-         clsErrorInvalidValue); /* pageable memory */
   CK_CLS(clsGraphAddMemcpyNode1D(&n, g, NULL, 0, d, d, 16, (clsMemcpyKind)9),
          clsErrorInvalidMemcpyDirection);
   CK_CLS(clsGraphAddMemcpyNode1D(&n, g, NULL, 0, d, d, 64,
@@ -439,6 +435,176 @@ START_TEST(graph_bad_input) {
 }
 END_TEST
 
+/* ---- Copy nodes over pageable memory (CUDA 13, measured on the H100) --- */
+
+enum { PG_N = 3 };
+
+static void ints_expect(const int *got, const int *want, const char *what) {
+  for (int i = 0; i < PG_N; ++i)
+    ck_assert_msg(got[i] == want[i], "%s: [%d] is %d, not %d", what, i, got[i],
+                  want[i]);
+}
+
+/* Two copy nodes, src (pageable) -> d -> out (pageable): hand-built (the
+ * first as HostToDevice, the second as Default) or captured from
+ * clsMemcpyAsync on a non-blocking stream. */
+static clsGraphExec_t pageable_graph(int captured, int *d, const int *src,
+                                     int *out) {
+  const size_t bytes = PG_N * sizeof(int);
+  if (captured) {
+    clsStream_t cap =
+        capturing_stream(clsStreamNonBlocking, clsStreamCaptureModeGlobal);
+    CK_OK(clsMemcpyAsync(d, src, bytes, clsMemcpyHostToDevice, cap));
+    CK_OK(clsMemcpyAsync(out, d, bytes, clsMemcpyDeviceToHost, cap));
+    clsGraphExec_t x = end_and_instantiate(cap);
+    CK_OK(clsStreamDestroy(cap));
+    return x;
+  }
+  clsGraph_t g;
+  CK_OK(clsGraphCreate(&g, 0));
+  clsGraphNode_t in, back;
+  CK_OK(clsGraphAddMemcpyNode1D(&in, g, NULL, 0, d, src, bytes,
+                                clsMemcpyHostToDevice));
+  CK_OK(clsGraphAddMemcpyNode1D(&back, g, &in, 1, out, d, bytes,
+                                clsMemcpyDefault));
+  clsGraphExec_t x;
+  CK_OK(clsGraphInstantiate(&x, g, 0));
+  CK_OK(clsGraphDestroy(g));
+  return x;
+}
+
+/* Row: clsGraphAddMemcpyNode1D from or to pageable memory (the stack,
+ * malloc) is accepted, and each launch copies the source as it is then;
+ * a side the kind names as device memory must still be device memory. */
+START_TEST(graph_copy_pageable_accepted) {
+  int in[PG_N] = {1, 2, 3};
+  int *out = malloc(sizeof in), *d = dev_ints(PG_N);
+  ck_assert_ptr_nonnull(out);
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  for (int captured = 0; captured < 2; ++captured) {
+    memset(out, 0, sizeof in);
+    clsGraphExec_t x = pageable_graph(captured, d, in, out);
+    CK_OK(clsGraphLaunch(x, s));
+    CK_OK(clsStreamSynchronize(s));
+    ints_expect(out, in, "first launch");
+    in[1] = 20 + captured;
+    CK_OK(clsGraphLaunch(x, s));
+    CK_OK(clsStreamSynchronize(s));
+    ints_expect(out, in, "second launch");
+    CK_OK(clsGraphExecDestroy(x));
+  }
+  clsGraph_t g;
+  clsGraphNode_t n;
+  CK_OK(clsGraphCreate(&g, 0));
+  CK_CLS(clsGraphAddMemcpyNode1D(&n, g, NULL, 0, out, in, sizeof in,
+                                 clsMemcpyHostToDevice),
+         clsErrorInvalidValue); /* dst is no device memory */
+  CK_CLS(clsGraphAddMemcpyNode1D(&n, g, NULL, 0, in, out, sizeof in,
+                                 clsMemcpyDeviceToHost),
+         clsErrorInvalidValue); /* src is no device memory */
+  size_t cnt;
+  CK_OK(clsGraphGetNodes(g, NULL, &cnt));
+  ck_assert_uint_eq(cnt, 0);
+  CK_OK(clsGraphDestroy(g));
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  free(out);
+}
+END_TEST
+
+/* Row: the source is read when clsGraphLaunch is called (a write to it
+ * after the launch returned, the stream still held, is not seen), the
+ * copy into pageable memory lands when its node runs (not while the
+ * stream is held), and a launch on a non-blocking stream returns at once
+ * (were it to wait, the gate would give up and gate_release fail). */
+START_TEST(graph_copy_pageable_staged_at_launch) {
+  int *d = dev_ints(PG_N), *out = malloc(PG_N * sizeof(int));
+  ck_assert_ptr_nonnull(out);
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  for (int captured = 0; captured < 2; ++captured) {
+    int in[PG_N] = {10, 20, 30};
+    const int first[PG_N] = {10, 20, 30}, later[PG_N] = {7, 8, 9};
+    const int untouched[PG_N] = {-1, -1, -1};
+    for (int i = 0; i < PG_N; ++i) out[i] = -1;
+    clsGraphExec_t x = pageable_graph(captured, d, in, out);
+    gate *g = gate_new();
+    gate_hold(g, s);
+    CK_OK(clsGraphLaunch(x, s));
+    memcpy(in, later, sizeof in); /* after the launch returned */
+    ints_expect(out, untouched, "while held");
+    CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+    gate_release(g);
+    CK_OK(clsStreamSynchronize(s));
+    ints_expect(out, first, "the source as at the launch");
+    CK_OK(clsGraphLaunch(x, s));
+    CK_OK(clsStreamSynchronize(s));
+    ints_expect(out, later, "the next launch");
+    CK_OK(clsGraphExecDestroy(x));
+  }
+  CK_OK(clsStreamDestroy(s));
+  CK_OK(clsFree(d));
+  free(out);
+}
+END_TEST
+
+typedef struct launch_job {
+  clsGraphExec_t x;
+  clsStream_t s;
+} launch_job;
+
+static clsError_t bg_graph_launch(void *p) {
+  launch_job *j = p;
+  return clsGraphLaunch(j->x, j->s);
+}
+
+/* Row: a launch on the legacy stream of a graph with a copy over pageable
+ * memory returns only once the graph is done, behind the legacy stream's
+ * earlier work (a gate holds it); a graph whose copies touch no pageable
+ * memory returns at once there. */
+START_TEST(graph_copy_pageable_legacy_sync) {
+  int in[PG_N] = {4, 5, 6};
+  int *d = dev_ints(PG_N), *out = malloc(sizeof in), *pin;
+  ck_assert_ptr_nonnull(out);
+  CK_OK(clsMallocHost((void **)&pin, sizeof in));
+  for (int captured = 0; captured < 2; ++captured) {
+    memset(out, 0, sizeof in);
+    in[0] = 40 + captured;
+    launch_job j = {pageable_graph(captured, d, in, out), NULL};
+    gate *g = gate_new();
+    gate_hold(g, NULL);
+    ck_assert(gate_wait_entered(g, 5000));
+    bg_call bg;
+    CK_OK(expect_blocked_until_release(&bg, bg_graph_launch, &j, g, 200,
+                                       "graph launch on the legacy stream"));
+    ints_expect(out, in, "on return");
+    CK_OK(clsStreamQuery(NULL));
+    CK_OK(clsGraphExecDestroy(j.x));
+  }
+  /* Pinned memory: the legacy stream's launch returns while held. */
+  memcpy(pin, in, sizeof in);
+  clsGraph_t gr;
+  clsGraphNode_t n;
+  CK_OK(clsGraphCreate(&gr, 0));
+  CK_OK(clsGraphAddMemcpyNode1D(&n, gr, NULL, 0, d, pin, sizeof in,
+                                clsMemcpyHostToDevice));
+  clsGraphExec_t x;
+  CK_OK(clsGraphInstantiate(&x, gr, 0));
+  CK_OK(clsGraphDestroy(gr));
+  gate *g = gate_new();
+  gate_hold(g, NULL);
+  CK_OK(clsGraphLaunch(x, NULL));
+  CK_CLS(clsStreamQuery(NULL), clsErrorNotReady);
+  gate_release(g);
+  CK_OK(clsStreamSynchronize(NULL));
+  CK_OK(clsGraphExecDestroy(x));
+  CK_OK(clsFreeHost(pin));
+  CK_OK(clsFree(d));
+  free(out);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("graph");
   TCase *tc = tcase_timed("graph", 60);
@@ -452,6 +618,9 @@ int main(void) {
   tcase_add_test(tc, graph_replay_after_free);
   tcase_add_test(tc, graph_dynamic_shared_memory);
   tcase_add_test(tc, graph_bad_input);
+  tcase_add_test(tc, graph_copy_pageable_accepted);
+  tcase_add_test(tc_gate, graph_copy_pageable_staged_at_launch);
+  tcase_add_test(tc_gate, graph_copy_pageable_legacy_sync);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

@@ -1,8 +1,9 @@
-/* The four CUDA 13 rules measured on the H200 that clstream once answered
- * differently (docs/semantics.md, "Rows confirmed later on CUDA 13"):
- * clsFreeAsync(NULL), host-to-host clsMemcpyAsync on the legacy stream,
- * the device flags 0x20 and 0x40, and an interprocess event created with
- * BlockingSync as well. */
+/* The CUDA 13 rules measured on NVIDIA GPUs that clstream once answered
+ * differently: on the H200 (docs/semantics.md, "Rows confirmed later on
+ * CUDA 13") clsFreeAsync(NULL), host-to-host clsMemcpyAsync on the legacy
+ * stream, the device flags 0x20 and 0x40, and an interprocess event
+ * created with BlockingSync as well; on the H100 (docs/semantics.md,
+ * "Memory and launches") clsMemset of host memory. */
 #include "support.h"
 
 #include <stdlib.h>
@@ -112,6 +113,99 @@ START_TEST(event_interprocess_blocking) {
 }
 END_TEST
 
+/* ---- Rows measured on CUDA 13 (H100, 2026-12-06) ------------------------ */
+
+enum { SET_BYTES = 8192, SET_HOLD_MS = 200 };
+
+/* Host memory of three kinds, each SET_BYTES: pinned (clsMallocHost),
+ * registered (clsHostRegister of a malloc'ed block) and managed. */
+typedef struct host_kinds {
+  unsigned char *p[3];
+  void *heap;
+} host_kinds;
+static const char *const kind_names[3] = {"pinned", "registered", "managed"};
+
+static void host_kinds_make(host_kinds *k) {
+  CK_OK(clsMallocHost((void **)&k->p[0], SET_BYTES));
+  k->heap = malloc(SET_BYTES);
+  ck_assert_ptr_nonnull(k->heap);
+  CK_OK(clsHostRegister(k->heap, SET_BYTES, clsHostRegisterDefault));
+  k->p[1] = k->heap;
+  CK_OK(clsMallocManaged((void **)&k->p[2], SET_BYTES, clsMemAttachGlobal));
+  for (int i = 0; i < 3; ++i) memset(k->p[i], 0, SET_BYTES);
+}
+
+static void host_kinds_free(host_kinds *k) {
+  CK_OK(clsFreeHost(k->p[0]));
+  CK_OK(clsHostUnregister(k->heap));
+  free(k->heap);
+  CK_OK(clsFree(k->p[2]));
+}
+
+static void expect_bytes(const unsigned char *p, int v, const char *what) {
+  for (int i = 0; i < SET_BYTES; ++i)
+    ck_assert_msg(p[i] == (unsigned char)v, "%s: byte %d is 0x%x, not 0x%x",
+                  what, i, p[i], v);
+}
+
+typedef struct set_call {
+  void *p;
+  int value;
+} set_call;
+
+static clsError_t set_sync(void *arg) {
+  set_call *c = arg;
+  return clsMemset(c->p, c->value, SET_BYTES);
+}
+
+/* Row: clsMemset of pinned, registered or managed memory is synchronous:
+ * behind the legacy stream held by a gate it returns only once the gate
+ * is released and the set is done (the bytes are there, the legacy stream
+ * idle). */
+START_TEST(memset_host_memory_is_sync) {
+  host_kinds k;
+  host_kinds_make(&k);
+  for (int i = 0; i < 3; ++i) {
+    gate *g = gate_new();
+    gate_hold(g, NULL);
+    ck_assert(gate_wait_entered(g, 5000));
+    set_call c = {k.p[i], 0x40 + i};
+    bg_call bg;
+    CK_OK(expect_blocked_until_release(&bg, set_sync, &c, g, SET_HOLD_MS,
+                                       kind_names[i]));
+    expect_bytes(k.p[i], 0x40 + i, kind_names[i]);
+    CK_OK(clsStreamQuery(NULL));
+  }
+  host_kinds_free(&k);
+}
+END_TEST
+
+/* Row: clsMemsetAsync of the same memory on a held non-blocking stream
+ * returns at once, and the bytes are set in stream order: not while the
+ * gate holds the stream (pinned and registered memory, which the host may
+ * read at any time), and once the stream is synchronized. */
+START_TEST(memset_async_host_memory_returns) {
+  host_kinds k;
+  host_kinds_make(&k);
+  clsStream_t s;
+  CK_OK(clsStreamCreateWithFlags(&s, clsStreamNonBlocking));
+  for (int i = 0; i < 3; ++i) {
+    gate *g = gate_new();
+    gate_hold(g, s);
+    /* Were it to wait, the gate's host function would give up first and
+     * gate_release would fail the test. */
+    CK_OK(clsMemsetAsync(k.p[i], 0x50 + i, SET_BYTES, s));
+    if (i < 2) expect_bytes(k.p[i], 0, kind_names[i]);
+    CK_CLS(clsStreamQuery(s), clsErrorNotReady);
+    gate_release(g);
+    CK_OK(clsStreamSynchronize(s));
+    expect_bytes(k.p[i], 0x50 + i, kind_names[i]);
+  }
+  CK_OK(clsStreamDestroy(s));
+  host_kinds_free(&k);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("memrules");
   TCase *tc = tcase_timed("memrules", 120);
@@ -120,6 +214,8 @@ int main(void) {
   tcase_add_test(tc_gate, h2h_async_legacy_is_sync);
   tcase_add_test(tc, device_flags_spare_bits);
   tcase_add_test(tc, event_interprocess_blocking);
+  tcase_add_test(tc_gate, memset_host_memory_is_sync);
+  tcase_add_test(tc_gate, memset_async_host_memory_returns);
   suite_add_tcase(s, tc);
   return run_suite(s);
 }

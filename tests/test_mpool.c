@@ -5,6 +5,7 @@
  * context or not. */
 #include "support.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -183,6 +184,33 @@ START_TEST(mem_get_info) {
 }
 END_TEST
 
+/* Row measured on CUDA 13 (H100): with ReleaseThreshold UINT64_MAX, after
+ * a 1 MiB clsMallocAsync, its clsFreeAsync and a synchronize the default
+ * pool's UsedMemCurrent is back where it was (0 in a fresh process) and
+ * ReservedMemCurrent holds at least the MiB; clsMemPoolTrimTo(pool, 0)
+ * gives it back (0 again). */
+START_TEST(pool_trim_after_free) {
+  int dev;
+  CK_OK(clsGetDevice(&dev));
+  clsMemPool_t p;
+  CK_OK(clsDeviceGetDefaultMemPool(&p, dev));
+  unsigned long long keep = UINT64_MAX;
+  CK_OK(clsMemPoolSetAttribute(p, clsMemPoolAttrReleaseThreshold, &keep));
+  unsigned long long used0 = attr64(p, clsMemPoolAttrUsedMemCurrent);
+  clsStream_t s;
+  CK_OK(clsStreamCreate(&s));
+  void *a = NULL;
+  CK_OK(clsMallocAsync(&a, 1 << 20, s));
+  CK_OK(clsFreeAsync(a, s));
+  CK_OK(clsStreamSynchronize(s));
+  ck_assert(attr64(p, clsMemPoolAttrUsedMemCurrent) == used0);
+  ck_assert(attr64(p, clsMemPoolAttrReservedMemCurrent) >= used0 + (1 << 20));
+  CK_OK(clsMemPoolTrimTo(p, 0));
+  ck_assert(attr64(p, clsMemPoolAttrReservedMemCurrent) <= used0);
+  CK_OK(clsStreamDestroy(s));
+}
+END_TEST
+
 /* Rows (one device, measured on the H200): a device and itself are not
  * peers; enabling access to the current device is PeerAccessUnsupported
  * and disabling it PeerAccessNotEnabled; flags are InvalidValue; a peer copy
@@ -285,6 +313,7 @@ int main(void) {
   TCase *tc = tcase_timed("mpool", 120);
   tcase_add_test(tc, default_pool);
   tcase_add_test(tc, pool_counts);
+  tcase_add_test(tc, pool_trim_after_free);
   tcase_add_test(tc, pool_reuse_flags);
   tcase_add_test(tc, pool_bad_input);
   tcase_add_test(tc, mem_get_info);

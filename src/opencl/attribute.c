@@ -9,9 +9,10 @@
 #include <limits.h>
 
 /* Whether CUDA 13's runtime answers attribute `a`: the values of its
- * cudaDeviceAttr, and the reserved or dropped 44, 96 and 122, which the
- * H200's CUDA 13 runtime answers with Success (measured; clstream gives
- * 0 for them). */
+ * cudaDeviceAttr, and the numbers it has no name for but answers all the
+ * same (measured on the H200 and the H100): 44 (the driver's deprecated
+ * CU_DEVICE_ATTRIBUTE_CAN_TEX2D_GATHER), 96 (the dropped
+ * cudaDevAttrCooperativeMultiDeviceLaunch), both 1, and 122 (0 here). */
 static int cls__cuda13_attribute(int a) {
   if (a >= 1 && a <= 91) return 1;
   switch (a) {
@@ -63,6 +64,12 @@ clsError_t cls__b_device_attribute(int dev, int attr, int *value) {
   if (!cls__cuda13_attribute(attr))
     return cls__reason(clsErrorInvalidValue,
                        "attribute %d is not a cudaDeviceAttr of CUDA 13", attr);
+  /* 44 and 96 have no name in CUDA 13's enum; its runtime answers 1 for
+   * both (H100, 2026-12-06), and so does clstream. */
+  if (attr == 44 || attr == 96) {
+    *value = 1;
+    return clsSuccess;
+  }
   const cls__ocl_device *d = cls__ocl_device_get(dev);
   clsDeviceProp p;
   clsError_t e = cls__b_device_props(dev, &p);
@@ -102,7 +109,7 @@ clsError_t cls__b_device_attribute(int dev, int attr, int *value) {
     v = p.warpSize;
     break;
   case clsDevAttrMaxPitch:
-    v = cls__clamp(d->ident.max_alloc);
+    v = cls__clamp(p.memPitch);
     break;
   case clsDevAttrMaxRegistersPerBlock:
     v = d->ident.regs_per_block;

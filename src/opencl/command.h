@@ -25,7 +25,7 @@ clsError_t cls__ocl_stream_adopt(cls__ocl_device *d, cl_command_queue q,
  * (pool.c, for meminfo.c). */
 size_t cls__ocl_pool_cached(int dev);
 
-/* ---- The kernel-cache guard (kcguard.c, for launch.c) ------------------
+/* ---- The kernel-cache guard (kcguard.c, for launch.c and replay.c) -----
  * On a device with facts.kc_guard, a launch of kernel `name`
  * calls cls__kc_enter between cls__ocl_begin_cmd and its enqueue: it
  * takes the guard's lock and, where the launch's grid is wider than any

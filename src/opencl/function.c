@@ -93,6 +93,20 @@ static char *cls__struct_msg(const char *kname, cl_uint i, size_t size) {
   return m;
 }
 
+/* Sets argument i of k to the globals' base of module m. */
+static cl_int cls__set_gbase(const cls__bmodule *m, cl_kernel k, cl_uint i) {
+  cl_mem mem;
+  size_t off;
+  if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
+    return clSetKernelArg(k, i, sizeof mem, &mem);
+  return clSetKernelArgSVMPointer(k, i, m->gstore);
+}
+
+cl_int cls__ocl_function_fixed_args(const cls__bfunction *f, cl_kernel k) {
+  return f->gbase < 0 ? CL_SUCCESS
+                      : cls__set_gbase(f->mod, k, (cl_uint)f->gbase);
+}
+
 /* Sets up f's use of the hidden parameters the rewrite `rw` (m's, or its
  * offset variant's) gave kernel `kname` (kernel_rw.c), which follow its
  * own: f->nuser, f->dyn, the pointers' offset arguments, and the globals'
@@ -111,13 +125,8 @@ static cl_int cls__hidden(cls__bmodule *m, const cls__rw *rw, cls__bfunction *f,
     if (rk->role[j] == CLS__RW_ROLE_DYN) {
       f->dyn = (int)i;
     } else if (rk->role[j] == CLS__RW_ROLE_GBASE) {
-      cl_mem mem;
-      size_t off;
-      cl_int err;
-      if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
-        err = clSetKernelArg(f->k, i, sizeof mem, &mem);
-      else
-        err = clSetKernelArgSVMPointer(f->k, i, m->gstore);
+      f->gbase = (int)i;
+      cl_int err = cls__set_gbase(m, f->k, i);
       if (err != CL_SUCCESS) return err;
     } else {
       f->args[rk->role[j]].off_arg = i;
@@ -217,6 +226,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->nargs = nargs;
   f->nuser = nargs;
   f->dyn = -1;
+  f->gbase = -1;
   f->bad = -1;
   const char *keep = cls__setting(CLS__SET_ARG_CACHE);
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
@@ -363,6 +373,7 @@ cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
                         .nargs = nargs,
                         .nuser = nargs,
                         .dyn = -1,
+                        .gbase = -1,
                         .static_local = f->static_local,
                         .bad = -1,
                         .hint_wg = f->hint_wg,

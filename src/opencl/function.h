@@ -77,6 +77,7 @@ struct cls__bfunction {
    * size it holds (0: none set), and the kernel's own local memory. */
   int dyn;
   size_t dyn_held;
+  int gbase; /* the hidden argument of the module globals' base (-1: none) */
   cl_ulong static_local;
   int bad;        /* index of the first unsupported parameter, or -1 */
   char *bad_msg;  /* why it is unsupported (when bad >= 0) */
@@ -124,6 +125,16 @@ clsError_t cls__ocl_module_meta(cls__bmodule *m);
  * f->lock.  On failure the driver's code with `why` (function.c). */
 cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
                                  char *why, size_t nwhy);
+
+/* Sets on kernel object k, made from f's program for a graph's own use,
+ * the hidden argument f's kernel object is given once: the module
+ * globals' base (function.c, for replay.c). */
+cl_int cls__ocl_function_fixed_args(const cls__bfunction *f, cl_kernel k);
+/* Sets pointer parameter i of kernel object k to ptr as the buffer path
+ * passes pointers: its buffer, and in hidden argument off_arg its offset
+ * there (launch.c, for replay.c too). */
+cl_int cls__ocl_set_ptr_off_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
+                                cl_uint off_arg, void *ptr, const char **what);
 
 /* Frees f, which no launch can reach any more (function.c). */
 void cls__ocl_function_free(cls__bfunction *f);

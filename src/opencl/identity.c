@@ -150,7 +150,10 @@ static void cls__identity_props_cuda13(const cls__ocl_device *d,
   memcpy(p->luid, id->luid, sizeof p->luid);
   p->luidDeviceNodeMask = id->node_mask;
   p->regsPerBlock = id->regs_per_block;
-  p->memPitch = (size_t)id->max_alloc;
+  /* CUDA 13 reports the pitch limit as INT_MAX (memPitch and
+   * cudaDevAttrMaxPitch, measured on the H100): a pitch is an int there,
+   * whatever the device could allocate. */
+  p->memPitch = (size_t)cls__clamp_int(id->max_alloc);
   p->totalConstMem = (size_t)id->const_mem;
   p->kernelExecTimeoutEnabled = id->exec_timeout;
   p->ECCEnabled = id->ecc;

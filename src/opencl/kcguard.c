@@ -59,7 +59,11 @@ static size_t cls__kc_width(const size_t global[3], const size_t local[3]) {
   return w > z ? w : z;
 }
 
-/* Drops the launches that are known to be over.  Under the lock. */
+/* Drops the launches that are known to be over (one driver query each).
+ * Called only where the list is read (a widening launch) or full, so that
+ * a launch costs no query per launch in flight: a graph replay issuing
+ * a thousand launches at once made every launch query all the earlier
+ * ones.  Under the lock. */
 static void cls__kc_prune(cls__kc_key *k) {
   unsigned j = 0;
   for (unsigned i = 0; i < k->n; ++i) {
@@ -98,7 +102,6 @@ void *cls__kc_enter(cls__bstream *s, const char *name, const size_t global[3],
   pthread_mutex_lock(&cls__kc_lock);
   cls__kc_key *k = cls__kc_find(name, local);
   if (!k) return NULL; /* out of memory: unguarded, the lock is kept */
-  cls__kc_prune(k);
   /* Every launch waits for the last widening one until it is done: before
    * that, a launch prepared ahead of it would take the older entry, which
    * the widening one's new entry then shadows for the release. */
@@ -116,6 +119,7 @@ void *cls__kc_enter(cls__bstream *s, const char *name, const size_t global[3],
   }
   size_t w = cls__kc_width(global, local);
   if (w > k->widest) {
+    cls__kc_prune(k);
     for (unsigned i = 0; i < k->n; ++i) {
       if (k->ctx[i] != s->dev->ctx) continue;
       clRetainEvent(k->flight[i]);
@@ -136,14 +140,20 @@ void cls__kc_leave(void *key, cls__bstream *s, cl_event ev) {
     k->wctx = s->dev->ctx;
   }
   if (k && ev) {
+    /* A full list is pruned, and grown only if more than half of it is
+     * still in flight, so that each prune pays for itself over the
+     * launches that fill the room it made. */
     if (k->n == k->cap) {
-      unsigned cap = k->cap ? 2 * k->cap : 8;
-      cl_event *f = realloc(k->flight, cap * sizeof *f);
-      if (f) k->flight = f;
-      cl_context *c = f ? realloc(k->ctx, cap * sizeof *c) : NULL;
-      if (c) {
-        k->ctx = c;
-        k->cap = cap;
+      cls__kc_prune(k);
+      if (k->cap == 0 || k->n > k->cap / 2) {
+        unsigned cap = k->cap ? 2 * k->cap : 8;
+        cl_event *f = realloc(k->flight, cap * sizeof *f);
+        if (f) k->flight = f;
+        cl_context *c = f ? realloc(k->ctx, cap * sizeof *c) : NULL;
+        if (c) {
+          k->ctx = c;
+          k->cap = cap;
+        }
       }
     }
     /* Out of memory the launch goes unlisted: a later, wider one will not

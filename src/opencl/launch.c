@@ -75,31 +75,37 @@ static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
   return err;
 }
 
-/* Sets pointer argument i of f to ptr as a buffer and, in its hidden
- * offset argument, the pointer's offset in it (the buffer path's rewrite,
- * kernel_rw.c), so that any offset works.  A pointer that is not a
- * buffer's (mapped host memory, NULL) goes as before, at offset 0.
- * Never cached: a buffer is a cl_mem a free may release. */
-static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
-                               void *ptr, const char **what) {
-  CLS__ASSERT_HELD(&f->lock);
-  cls__oarg *p = &f->args[i];
+/* Sets pointer argument i of kernel object k to ptr as a buffer and, in
+ * hidden argument off_arg, the pointer's offset in it (the buffer path's
+ * rewrite, kernel_rw.c), so that any offset works.  A pointer that is not
+ * a buffer's (mapped host memory, NULL) goes as before, at offset 0. */
+cl_int cls__ocl_set_ptr_off_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
+                                cl_uint off_arg, void *ptr, const char **what) {
   cl_mem mem;
   size_t off = 0;
   cl_int err;
   int svm = 0;
-  p->held.held = 0;
   *what = "clSetKernelArg";
   if (ptr && cls__ocl_arg_buffer_at(ptr, &mem, &off)) /* host memory too */
-    err = clSetKernelArg(f->k, i, sizeof mem, &mem);
+    err = clSetKernelArg(k, i, sizeof mem, &mem);
   else
-    err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
+    err = cls__ocl_set_pointer_arg(d, k, i, ptr, what, &svm);
   if (err == CL_SUCCESS) {
     const cl_ulong o = off;
     *what = "clSetKernelArg";
-    err = clSetKernelArg(f->k, p->off_arg, sizeof o, &o);
+    err = clSetKernelArg(k, off_arg, sizeof o, &o);
   }
   return err;
+}
+
+/* cls__ocl_set_ptr_off_arg on f's kernel object (under f->lock).  Never
+ * cached: a buffer is a cl_mem a free may release. */
+static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
+                               void *ptr, const char **what) {
+  CLS__ASSERT_HELD(&f->lock);
+  cls__oarg *p = &f->args[i];
+  p->held.held = 0;
+  return cls__ocl_set_ptr_off_arg(d, f->k, i, p->off_arg, ptr, what);
 }
 
 /* Sets the hidden __local argument of CLS_DYNAMIC_SHARED to `bytes`

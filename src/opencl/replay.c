@@ -6,9 +6,15 @@
  * enqueues the nodes in the front's order onto the stream's in-order
  * queue, so that no dependency needs a wait or a barrier.  Consecutive
  * kernel nodes go in one enqueue bracket (one stream lock, one wait list
- * for the first, one position update) and without events, which on
- * PoCL's driver the command path asks for (facts.c, command_events):
- * kernels only the stream's position names, as on NVIDIA's driver.
+ * for the first, one position update): a launch of a chain of kernels is
+ * one clEnqueueNDRangeKernel per node and nothing else per node (no
+ * event, flush, lock or allocation; the runs of kernels are found when
+ * the nodes change, cls__ox_runs).  Only the last kernel of a run asks
+ * for its event, and only where events cost next to nothing (facts.c,
+ * command_events: PoCL's, not NVIDIA's), so that it names the stream's
+ * position: the record that ends the launch (graphexec.c) and a later
+ * synchronize then wait for it instead of a marker of their own, which
+ * cost PoCL 3.1 some 2,600 instructions and a command per launch.
  * Copies, fills and host nodes take the backend's own command paths.
  *
  * cl_khr_command_buffer is not used (facts.c, replay_command_buffers, 0
@@ -22,6 +28,7 @@
  * launch after a free (cls__mem_gen changed) sets them again.  The front
  * serializes launches and updates of one exec (its lock) and orders each
  * launch after the previous one. */
+#include "command.h"
 #include "driver.h"
 #include "enqueue.h"
 #include "function.h"
@@ -43,7 +50,11 @@ typedef struct cls__oxjob {
 typedef struct cls__oxnode {
   cls__bnode b; /* the front's description (args stay valid) */
   cl_kernel k;  /* kernel nodes: the node's own kernel object */
+  cl_uint dim;  /* the dimensions enqueued: trailing ones of size 1 dropped */
   size_t global[3], local[3];
+  /* Kernel nodes: the position after the run of consecutive kernel nodes
+   * that starts here and goes in one bracket (cls__ox_runs). */
+  size_t run_end;
   cls__oxjob job; /* host nodes */
   /* Kernel nodes passing host buffers, which each launch must unmap and
    * map again (hostargs.c): launched through launch.c. */
@@ -68,12 +79,15 @@ static void cls__oxjob_run(void *p, clsError_t status) {
 static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
                                    int pointers_only) {
   const cls__bfunction *f = x->b.f;
-  for (cl_uint i = 0; i < f->nargs; ++i) {
+  for (cl_uint i = 0; i < f->nuser; ++i) {
     const cls__oarg *a = &f->args[i];
     const void *v = x->b.args[i];
     const char *what = "clSetKernelArg";
     cl_int err;
-    if (a->kind == CLS__ARG_POINTER) {
+    if (a->op == CLS__OP_PTR_OFF) { /* the buffer path: buffer and offset */
+      err = cls__ocl_set_ptr_off_arg(d, x->k, i, a->off_arg, *(void *const *)v,
+                                     &what);
+    } else if (a->kind == CLS__ARG_POINTER) {
       int svm;
       err =
           cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what, &svm);
@@ -102,16 +116,42 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
   return clsSuccess;
 }
 
-/* Whether kernel node x can be prepared here: the arguments launch.c sets
- * in ways of its own (a pointer passed as a buffer and an offset, the
- * hidden arguments of the kernel rewrite, dynamic shared memory) keep the
- * graph on the front's node-by-node replay, which launches through it. */
+/* Whether kernel node x can be prepared here: dynamic shared memory (a
+ * hidden __local argument sized per launch) keeps the graph on the front's
+ * node-by-node replay, which launches through launch.c.  The other hidden
+ * arguments of the kernel rewrite are the buffer path's pointer offsets,
+ * set with their pointers, and the module globals' base, set once
+ * (cls__ocl_function_fixed_args). */
 static int cls__ox_preparable(const cls__bnode *b) {
-  const cls__bfunction *f = b->f;
-  if (b->shmem || f->dyn >= 0 || f->nuser != f->nargs) return 0;
-  for (cl_uint i = 0; i < f->nargs; ++i)
-    if (f->args[i].op == CLS__OP_PTR_OFF) return 0;
-  return 1;
+  return !b->shmem && b->f->dyn < 0;
+}
+
+/* Node x's work sizes from its grid and block.  Trailing dimensions of
+ * size 1 are left out of the enqueue (the kernel reads 1 for them all the
+ * same), which spares the driver the loops over them. */
+static void cls__ox_sizes(cls__oxnode *x) {
+  const unsigned g[3] = {x->b.grid.x, x->b.grid.y, x->b.grid.z};
+  const unsigned b[3] = {x->b.block.x, x->b.block.y, x->b.block.z};
+  x->dim = 1;
+  for (int i = 0; i < 3; ++i) {
+    x->local[i] = b[i];
+    x->global[i] = (size_t)g[i] * b[i];
+    if (i && x->global[i] != 1) x->dim = (cl_uint)i + 1;
+  }
+}
+
+/* Where each run of kernel nodes that go in one bracket ends (those
+ * passing host buffers go alone, through launch.c): found once, when the
+ * nodes or their arguments change, so that a launch does no work per
+ * node but the enqueue. */
+static void cls__ox_runs(cls__bexec *x) {
+  for (size_t i = x->n; i-- > 0;) {
+    cls__oxnode *o = &x->nodes[i];
+    const cls__oxnode *next = i + 1 < x->n ? &x->nodes[i + 1] : NULL;
+    int joins = o->b.kind == CLS__BNODE_KERNEL && !o->via_launch && next &&
+                next->b.kind == CLS__BNODE_KERNEL && !next->via_launch;
+    o->run_end = joins ? next->run_end : i + 1;
+  }
 }
 
 /* Makes kernel node x ready: its kernel object, sizes and arguments. */
@@ -126,12 +166,10 @@ static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelInfo");
   x->k = clCreateKernel(prog, f->name, &err);
   if (!x->k) return cls__ocl_error(err, "clCreateKernel");
-  const unsigned g[3] = {x->b.grid.x, x->b.grid.y, x->b.grid.z};
-  const unsigned b[3] = {x->b.block.x, x->b.block.y, x->b.block.z};
-  for (int i = 0; i < 3; ++i) {
-    x->local[i] = b[i];
-    x->global[i] = (size_t)g[i] * b[i];
-  }
+  err = cls__ocl_function_fixed_args(f, x->k);
+  if (err != CL_SUCCESS)
+    return cls__ocl_error(err, "clSetKernelArg (the module's globals)");
+  cls__ox_sizes(x);
   return cls__ox_set_args(d, x, 0);
 }
 
@@ -158,10 +196,8 @@ clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
   *out = NULL;
   *ordered = 0; /* the front orders launches of one exec */
   cls__ocl_device *d = cls__ocl_device_get(dev);
-  /* Where launches must pass the kernel-cache guard (PoCL 4 and 5,
-   * facts.c), or a kernel needs launch.c's own argument handling, the
-   * front replays node by node, through cls__b_launch. */
-  if (d->facts.kc_guard) return clsSuccess;
+  /* Where a kernel needs launch.c's own argument handling, the front
+   * replays node by node, through cls__b_launch. */
   for (size_t i = 0; i < n; ++i)
     if (nodes[i].kind == CLS__BNODE_KERNEL && !cls__ox_preparable(&nodes[i]))
       return clsSuccess;
@@ -191,6 +227,7 @@ clsError_t cls__b_exec_prepare(int dev, const cls__bnode *nodes, size_t n,
     cls__b_exec_destroy(x);
     return e;
   }
+  cls__ox_runs(x);
   *out = x;
   return clsSuccess;
 }
@@ -204,34 +241,58 @@ clsError_t cls__b_exec_kernel_update(cls__bexec *x, size_t i,
                                      const cls__bnode *node) {
   cls__oxnode *o = &x->nodes[i];
   o->b = *node;
-  const unsigned g[3] = {node->grid.x, node->grid.y, node->grid.z};
-  const unsigned b[3] = {node->block.x, node->block.y, node->block.z};
-  for (int d = 0; d < 3; ++d) {
-    o->local[d] = b[d];
-    o->global[d] = (size_t)g[d] * b[d];
-  }
-  return cls__ox_set_args(x->dev, o, 0);
+  cls__ox_sizes(o);
+  clsError_t e = cls__ox_set_args(x->dev, o, 0);
+  cls__ox_runs(x); /* o may pass host buffers now, or no longer */
+  return e;
 }
 
-/* Enqueues kernel nodes [i, j) on s in one bracket, without events. */
+/* Enqueues kernel nodes [i, j) on s in one bracket: one
+ * clEnqueueNDRangeKernel each, the first with the bracket's wait list,
+ * none with an event but the last, and that one only on devices whose
+ * events cost next to nothing (cls__ocl_event_slot: facts.command_events,
+ * PoCL's), where it becomes the stream's newest command, so that the
+ * record ending the launch (graphexec.c) and a synchronize wait for it
+ * instead of a marker of their own.  On NVIDIA's driver no node has an
+ * event: the nodes cost what the raw enqueues cost. */
 static clsError_t cls__ox_kernels(cls__bexec *x, size_t i, size_t j,
                                   cls__bstream *s) {
   cls__ocl_batch b;
+  cl_event ev = NULL;
   cls__ocl_begin_cmd(s, &b);
+  cl_event *slot = cls__ocl_event_slot(s, &ev);
   cl_int err = CL_SUCCESS;
-  size_t done = i;
-  for (; done < j && err == CL_SUCCESS; ++done) {
-    const cls__oxnode *o = &x->nodes[done];
-    int first = done == i;
-    err = clEnqueueNDRangeKernel(s->q, o->k, 3, NULL, o->global, o->local,
-                                 first ? b.n : 0, first ? b.list : NULL, NULL);
+  size_t k = i;
+  for (; k < j; ++k) {
+    const cls__oxnode *o = &x->nodes[k];
+    const int first = k == i, last = k + 1 == j;
+    err = clEnqueueNDRangeKernel(s->q, o->k, o->dim, NULL, o->global, o->local,
+                                 first ? b.n : 0, first ? b.list : NULL,
+                                 last ? slot : NULL);
     if (err != CL_SUCCESS) break;
   }
-  if (done > i) {
-    cls__ocl_end_unnamed(s, &b); /* the position stands after them */
-  } else {
-    cls__ocl_end_cmd(s, &b, 0, NULL);
-  }
+  /* The position stands after the kernels enqueued, named by ev where the
+   * last one has it. */
+  cls__ocl_end_cmd(s, &b, k > i, ev);
+  if (err == CL_SUCCESS) return clsSuccess;
+  return cls__ocl_error(err, "clEnqueueNDRangeKernel");
+}
+
+/* Enqueues kernel node o on s through the kernel-cache guard (PoCL 4 and
+ * 5, facts.c kc_guard; kcguard.c), as launch.c does: a bracket of its
+ * own, since the guard may add waits to it, and the kernel's event, which
+ * the guard lists.  Only the argument setting of a plain launch is left
+ * out, and the three dimensions are the launch path's, whose widths the
+ * guard reads as the driver does. */
+static clsError_t cls__ox_guarded(const cls__oxnode *o, cls__bstream *s) {
+  cls__ocl_batch b;
+  cl_event ev = NULL;
+  cls__ocl_begin_cmd(s, &b);
+  void *kc = cls__kc_enter(s, o->b.f->name, o->global, o->local, &b);
+  cl_int err = clEnqueueNDRangeKernel(s->q, o->k, 3, NULL, o->global, o->local,
+                                      b.n, b.list, &ev);
+  cls__kc_leave(kc, s, err == CL_SUCCESS ? ev : NULL);
+  cls__ocl_end_cmd(s, &b, err == CL_SUCCESS, err == CL_SUCCESS ? ev : NULL);
   if (err == CL_SUCCESS) return clsSuccess;
   return cls__ocl_error(err, "clEnqueueNDRangeKernel");
 }
@@ -246,6 +307,7 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
     for (size_t i = 0; i < x->n && e == clsSuccess; ++i)
       if (x->nodes[i].b.kind == CLS__BNODE_KERNEL)
         e = cls__ox_set_args(x->dev, &x->nodes[i], 1);
+    cls__ox_runs(x);
     if (e != clsSuccess) return e;
     x->gen = gen;
   }
@@ -253,22 +315,26 @@ clsError_t cls__b_exec_launch(cls__bexec *x, cls__bstream *s) {
     const cls__oxnode *o = &x->nodes[i];
     switch (o->b.kind) {
     case CLS__BNODE_KERNEL: {
-      size_t j = i + 1;
       /* One bracket per run of kernels; one launch each while tracing,
        * which needs every command's event, and for those passing host
        * buffers. */
       const int alone = cls__trace_on || o->via_launch;
-      while (!alone && j < x->n && x->nodes[j].b.kind == CLS__BNODE_KERNEL &&
-             !x->nodes[j].via_launch)
-        ++j;
-      e = alone ? cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s)
-                : cls__ox_kernels(x, i, j, s);
+      const size_t j = alone ? i + 1 : o->run_end;
+      if (alone)
+        e = cls__b_launch(o->b.f, o->b.grid, o->b.block, o->b.args, 0, s);
+      else if (CLS__UNLIKELY(x->dev->facts.kc_guard))
+        for (size_t k = i; k < j && e == clsSuccess; ++k)
+          e = cls__ox_guarded(&x->nodes[k], s);
+      else
+        e = cls__ox_kernels(x, i, j, s);
       i = j;
       continue;
     }
     case CLS__BNODE_COPY:
-      e = cls__b_memcpy(s, o->b.dst, o->b.src, o->b.n, o->b.dir,
-                        CLS__COPY_ASYNC);
+      /* A pageable source is copied aside now, at the launch's issue. */
+      if (o->b.n)
+        e = cls__b_memcpy(s, o->b.dst, o->b.src, o->b.n, o->b.dir,
+                          o->b.stage ? CLS__COPY_STAGE : CLS__COPY_ASYNC);
       break;
     case CLS__BNODE_SET:
       for (size_t r = 0; r < o->b.rows && e == clsSuccess; ++r)
