@@ -22,6 +22,8 @@
 void cls__ocl_function_free(cls__bfunction *f) {
   if (f->alt) cls__ocl_function_free(f->alt);
   if (f->k) clReleaseKernel(f->k);
+  if (f->other.k) clReleaseKernel(f->other.k);
+  free(f->other.held);
   cls__lock_destroy(&f->lock);
   free(f->bad_msg);
   free(f->name);
@@ -93,6 +95,15 @@ static char *cls__struct_msg(const char *kname, cl_uint i, size_t size) {
   return m;
 }
 
+/* Sets argument i of kernel object k to the base of m's globals. */
+static cl_int cls__set_gbase(const cls__bmodule *m, cl_kernel k, cl_uint i) {
+  cl_mem mem;
+  size_t off;
+  if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
+    return clSetKernelArg(k, i, sizeof mem, &mem);
+  return clSetKernelArgSVMPointer(k, i, m->gstore);
+}
+
 /* Sets up f's use of the hidden parameters the rewrite `rw` (m's, or its
  * offset variant's) gave kernel `kname` (kernel_rw.c), which follow its
  * own: f->nuser, f->dyn, the pointers' offset arguments, and the globals'
@@ -111,13 +122,8 @@ static cl_int cls__hidden(cls__bmodule *m, const cls__rw *rw, cls__bfunction *f,
     if (rk->role[j] == CLS__RW_ROLE_DYN) {
       f->dyn = (int)i;
     } else if (rk->role[j] == CLS__RW_ROLE_GBASE) {
-      cl_mem mem;
-      size_t off;
-      cl_int err;
-      if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
-        err = clSetKernelArg(f->k, i, sizeof mem, &mem);
-      else
-        err = clSetKernelArgSVMPointer(f->k, i, m->gstore);
+      f->gbase = (int)i;
+      cl_int err = cls__set_gbase(m, f->k, i);
       if (err != CL_SUCCESS) return err;
     } else {
       f->args[rk->role[j]].off_arg = i;
@@ -217,6 +223,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
   f->nargs = nargs;
   f->nuser = nargs;
   f->dyn = -1;
+  f->gbase = -1;
   f->bad = -1;
   const char *keep = cls__setting(CLS__SET_ARG_CACHE);
   f->keep_args = !(keep && strcmp(keep, "0") == 0);
@@ -363,6 +370,7 @@ cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
                         .nargs = nargs,
                         .nuser = nargs,
                         .dyn = -1,
+                        .gbase = -1,
                         .static_local = f->static_local,
                         .bad = -1,
                         .hint_wg = f->hint_wg,
@@ -389,5 +397,57 @@ cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
       v->args[i].op = CLS__OP_PTR_OFF;
   f->alt = v;
   *out = v;
+  return CL_SUCCESS;
+}
+
+/* ---- The other kernel object ------------------------------------------- */
+
+/* A fresh kernel object of f's kernel, with the globals' base set (the
+ * only argument set once for good), or NULL with *err. */
+static cl_kernel cls__fresh_kernel(const cls__bfunction *f, cl_int *err) {
+  cl_program prog;
+  *err = clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
+  if (*err != CL_SUCCESS) return NULL;
+  cl_kernel k = clCreateKernel(prog, f->name, err);
+  if (k && *err == CL_SUCCESS && f->gbase >= 0)
+    *err = cls__set_gbase(f->mod, k, (cl_uint)f->gbase);
+  if (k && *err != CL_SUCCESS) {
+    clReleaseKernel(k);
+    k = NULL;
+  }
+  return k;
+}
+
+cl_int cls__ocl_function_swap(cls__bfunction *f, cl_uint i, int again) {
+  CLS__ASSERT_HELD(&f->lock);
+  cls__kobj *o = &f->other;
+  cl_int err = CL_SUCCESS;
+  if (!o->held) {
+    o->held = calloc(f->nargs ? f->nargs : 1, sizeof *o->held);
+    if (!o->held) return CL_OUT_OF_HOST_MEMORY;
+  }
+  if (!o->k && !(o->k = cls__fresh_kernel(f, &err))) return err;
+  /* The other object's argument i has held an SVM pointer too, or this
+   * launch moved already: it is made again (commands enqueued with the
+   * old one keep it alive). */
+  if (again || o->held[i].svm_ever) {
+    cl_kernel k = cls__fresh_kernel(f, &err);
+    if (!k) return err;
+    clReleaseKernel(o->k);
+    o->k = k;
+    o->dyn_held = 0;
+    memset(o->held, 0, f->nargs * sizeof *o->held);
+  }
+  cl_kernel k = f->k;
+  f->k = o->k;
+  o->k = k;
+  size_t dyn = f->dyn_held;
+  f->dyn_held = o->dyn_held;
+  o->dyn_held = dyn;
+  for (cl_uint n = 0; n < f->nargs; ++n) {
+    cls__argcache h = f->args[n].held;
+    f->args[n].held = o->held[n];
+    o->held[n] = h;
+  }
   return CL_SUCCESS;
 }

@@ -38,8 +38,9 @@ enum cls__arg_kind {
  * `last` so that a compare is two integer compares. */
 #define CLS__ARG_KEEP 16
 typedef struct cls__argcache {
-  int held; /* `last` is what the kernel object holds */
-  int svm;  /* the last pointer set went as an SVM pointer (see below) */
+  int held;     /* `last` is what the kernel object holds */
+  int svm;      /* the last pointer set went as an SVM pointer (see below) */
+  int svm_ever; /* the kernel object's argument has held an SVM pointer */
   size_t gen;
   uint64_t last[2]; /* the value, or the pointer in last[0] */
 } cls__argcache;
@@ -58,6 +59,16 @@ enum cls__arg_op {
   CLS__OP_VEC3,
   CLS__OP_PTR_OFF /* a pointer passed as a buffer and an offset argument */
 };
+
+/* A function's other kernel object (see cls__bfunction's `other`): the
+ * kernel object, and what it holds of the arguments (held[i] for
+ * argument i, the dynamic shared size), swapped with the function's own
+ * when a launch moves to it. */
+typedef struct cls__kobj {
+  cl_kernel k;
+  size_t dyn_held;
+  cls__argcache *held; /* nargs entries; NULL until first need */
+} cls__kobj;
 
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
@@ -94,6 +105,17 @@ struct cls__bfunction {
    * instead (launch.c).  Read and written under `lock`; NULL until then,
    * and always in a variant itself. */
   struct cls__bfunction *alt;
+  /* Where the device's driver refuses a buffer on an argument that once
+   * held an SVM pointer (facts.svm_args_stick), the function keeps two
+   * kernel objects of its kernel, k and `other`, and a launch whose
+   * buffer meets such an argument of k swaps them and sets its arguments
+   * on the other one (cls__ocl_function_swap, function.c), whose own
+   * argument cache then holds.  Launches alternating between device
+   * memory (SVM pointers) and host buffers thus settle on one object per
+   * form; an object whose arguments took both forms is made again.
+   * Under `lock`. */
+  cls__kobj other;
+  int gbase; /* the hidden argument of the module's globals' base, or -1 */
   cls__oarg args[];
 };
 
@@ -124,6 +146,14 @@ clsError_t cls__ocl_module_meta(cls__bmodule *m);
  * f->lock.  On failure the driver's code with `why` (function.c). */
 cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
                                  char *why, size_t nwhy);
+
+/* Makes f's other kernel object f's own (see cls__bfunction's `other`),
+ * made on first need, under f->lock, for a launch whose pointer argument
+ * i goes as a buffer where f's kernel object once held an SVM pointer;
+ * where the other object's argument i has held one too, or `again` (the
+ * launch moved once already), that object is made again first.  Returns
+ * CL_SUCCESS or the driver's error (function.c). */
+cl_int cls__ocl_function_swap(cls__bfunction *f, cl_uint i, int again);
 
 /* Frees f, which no launch can reach any more (function.c). */
 void cls__ocl_function_free(cls__bfunction *f);

@@ -102,6 +102,11 @@ typedef struct cls__ocl_facts {
    * -DCLS__CLOCK_PTX=1 (the compiler takes inline PTX: NVIDIA's). */
   int kernel_clock;
   int clock_ptx;
+  /* Decided at opening by the argument-form probe (formprobe.c): a
+   * kernel object's argument that once held an SVM pointer refuses a
+   * buffer (NVIDIA's driver), so a launch passing one there runs the
+   * function's other kernel object (launch.c, function.c). */
+  int svm_args_stick;
 } cls__ocl_facts;
 
 typedef struct cls__ocl_device {

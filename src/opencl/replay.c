@@ -48,6 +48,9 @@ typedef struct cls__oxnode {
   /* Kernel nodes passing host buffers, which each launch must unmap and
    * map again (hostargs.c): launched through launch.c. */
   int via_launch;
+  /* The arguments of k that have held an SVM pointer (bit i, i < 64; bit
+   * 63 stands for the rest too), for the driver fact svm_args_stick. */
+  uint64_t svm_args;
 } cls__oxnode;
 
 struct cls__bexec {
@@ -69,6 +72,7 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
                                    int pointers_only) {
   const cls__bfunction *f = x->b.f;
   for (cl_uint i = 0; i < f->nargs; ++i) {
+    const uint64_t bit = (uint64_t)1 << (i < 63 ? i : 63);
     const cls__oarg *a = &f->args[i];
     const void *v = x->b.args[i];
     const char *what = "clSetKernelArg";
@@ -81,6 +85,25 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
        * host buffer, so the node launches through launch.c, which runs
        * the function's offset variant. */
       if (err == CLS__OCL_NEEDS_OFFSET) err = CL_SUCCESS;
+      if (err == CL_SUCCESS && svm) x->svm_args |= bit;
+      /* A buffer where the object held an SVM pointer, on a driver that
+       * refuses it (facts.c, svm_args_stick): the node gets a fresh kernel
+       * object, all of whose arguments are set again.  Enqueued
+       * launches keep the old one alive. */
+      if (err == CL_SUCCESS && !svm && (x->svm_args & bit) &&
+          d->facts.svm_args_stick) {
+        cl_kernel k = clCreateKernel(f->mod->prog, f->name, &err);
+        if (k) {
+          clReleaseKernel(x->k);
+          x->k = k;
+          x->svm_args = 0;
+          pointers_only = 0;
+          i = (cl_uint)-1;
+          (void)cls__ocl_host_args_drop();
+          continue;
+        }
+        what = "clCreateKernel";
+      }
     } else if (pointers_only) {
       continue;
     } else if (a->kind == CLS__ARG_VEC3) {
@@ -120,11 +143,10 @@ static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
   if (f->bad >= 0)
     return cls__reason(clsErrorInvalidValue, "%s",
                        f->bad_msg ? f->bad_msg : "unsupported parameter");
-  cl_program prog;
-  cl_int err =
-      clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
-  if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelInfo");
-  x->k = clCreateKernel(prog, f->name, &err);
+  /* The module's program (f->k may be swapped for its other kernel
+   * object by a launch meanwhile, launch.c). */
+  cl_int err;
+  x->k = clCreateKernel(f->mod->prog, f->name, &err);
   if (!x->k) return cls__ocl_error(err, "clCreateKernel");
   const unsigned g[3] = {x->b.grid.x, x->b.grid.y, x->b.grid.z};
   const unsigned b[3] = {x->b.block.x, x->b.block.y, x->b.block.z};
