@@ -128,13 +128,15 @@
  *   CPU) builds or not.  Where nothing builds there is no clock, and
  *   cls_clock64() stays a build error (rusticl, Oclgrind).  The
  *   compiler is told by what it builds, never by its name.
- * - svm_args_stick: decided when the device is opened, by the
- *   argument-form probe (formprobe.c measures, cls__facts_open decides):
- *   a kernel object's argument that once held an SVM pointer refuses a
- *   buffer (NVIDIA's driver: CL_INVALID_KERNEL_ARGS at the enqueue).
- *   There a launch passing a buffer on such an argument runs the
- *   function's other kernel object (launch.c).  A probe that could not
- *   run says it holds: the other object is right everywhere.
+ * - svm_args_stick: decided on first need, by the argument-form probe
+ *   (formprobe.c measures, cls__facts_svm_args decides): a kernel
+ *   object's argument that once held an SVM pointer refuses a buffer
+ *   (NVIDIA's driver: CL_INVALID_KERNEL_ARGS at the enqueue).  There a
+ *   launch passing a buffer on such an argument runs the function's other
+ *   kernel object (launch.c).  The probe (a build, 30-50 ms on PoCL 3.1)
+ *   runs only when a launch first passes a buffer on an argument that
+ *   held an SVM pointer, never at start-up.  A probe that could not run
+ *   says it holds: the other object is right everywhere.
  * The facts decided at opening (no_timestamps, host_clock and the marker
  * facts) are decided here too, by cls__facts_open, from what open.c's
  * start-up check measured; this file is the one writer of d->facts and of
@@ -307,6 +309,17 @@ void cls__facts_read(cls__ocl_device *d) {
   f->base_align = bits / 8;
 }
 
+void cls__facts_svm_args(cls__ocl_device *d, int seen) {
+  d->facts.svm_args_stick = seen != 0;
+  if (seen && cls__log_enabled())
+    fprintf(stderr,
+            "clstream: device %d (%s): a kernel argument that held an SVM "
+            "pointer %s a buffer; such launches use a second kernel "
+            "object\n",
+            d->index, d->name,
+            seen > 0 ? "refuses" : "may refuse (the probe could not run)");
+}
+
 /* ---- Facts decided when the device is opened ---------------------------- */
 
 /* Checks once that markers are stamped on the same clock as device work,
@@ -366,14 +379,6 @@ static void cls__probe_clock(cls__ocl_device *d) {
 
 void cls__facts_open(cls__ocl_device *d, const cls__timing_seen *m) {
   cls__probe_clock(d);
-  d->facts.svm_args_stick = m->svm_then_buffer != 0;
-  if (m->svm_then_buffer && cls__log_enabled())
-    fprintf(stderr,
-            "clstream: device %d (%s): a kernel argument that held an SVM "
-            "pointer %s a buffer; such launches use a second kernel "
-            "object\n",
-            d->index, d->name,
-            m->svm_then_buffer > 0 ? "refuses" : "may refuse (untested)");
   cls__set_marker_facts(d, 1, 1); /* where the check could not run */
   if (m->ran) {
     cls__set_marker_facts(d, m->work, m->gate);

@@ -56,17 +56,13 @@ static inline int cls__facts_pick_host_clock(const cls__clock_sample *samples,
  * cls__facts_open (facts.c) decides the facts known only once a device
  * is opened.  All 0: the check could not run. */
 typedef struct cls__timing_seen {
-  int ran;             /* every command of the check ran */
-  int work;            /* markers after device work and on an idle queue are
-                          stamped on the device's clock, in order */
-  int gate;            /* so are markers behind a user event */
-  int fill_timed;      /* the check's large fill took time */
-  int host_clock;      /* the host clock the stamps lie on (a clockid_t plus 1),
-                          or 0: none, or not sampled */
-  int svm_then_buffer; /* the argument-form probe (formprobe.c): 1 where a
-                          buffer failed on an argument that had held an SVM
-                          pointer, 0 where it worked or was not tried, -1
-                          where the probe could not run */
+  int ran;        /* every command of the check ran */
+  int work;       /* markers after device work and on an idle queue are
+                     stamped on the device's clock, in order */
+  int gate;       /* so are markers behind a user event */
+  int fill_timed; /* the check's large fill took time */
+  int host_clock; /* the host clock the stamps lie on (a clockid_t plus 1),
+                     or 0: none, or not sampled */
 } cls__timing_seen;
 
 /* Whether profiling timestamps can time work: a resolution of 0 (rusticl)

@@ -1,6 +1,5 @@
-/* OpenCL backend: the start-up probe of kernel argument forms (layer 3,
- * beside open.c, which runs it when a device is opened; facts.c decides
- * from what it saw, svm_args_stick).
+/* OpenCL backend: the probe of kernel argument forms (layer 3), run on
+ * first need; facts.c decides svm_args_stick from what it saw.
  *
  * On a device whose memory is SVM, one kernel argument may hold an SVM
  * pointer at one launch (device memory) and a buffer at another (a host
@@ -11,9 +10,17 @@
  * CL_INVALID_KERNEL_ARGS (docs/repro/arg_form_switch.c).  The probe asks
  * the driver itself: one kernel object, its pointer argument set in turn
  * to a buffer, an SVM pointer and the buffer again, each launch checked.
- * It costs one tiny build (the driver's kernel cache keeps it after the
- * first run of a process) and three one-item launches. */
+ * It costs one tiny build (30-50 ms on PoCL 3.1, its kernel cache warm)
+ * and three one-item launches (0.3-0.4 ms), so it runs only the first
+ * time a launch passes a buffer on an argument that held an SVM pointer,
+ * once per device, never at start-up.  Owns the probe's lock (a leaf)
+ * and the device's forms_probed. */
 #include "memory.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+static pthread_mutex_t cls__probe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char cls__probe_src[] =
     "__kernel void cls__form_probe(__global int *p, int v) { p[0] = v; }\n";
@@ -37,10 +44,15 @@ static int cls__probe_step(cl_command_queue q, cl_kernel k, int v, cl_mem mem,
   return err == CL_SUCCESS && got == v;
 }
 
-int cls__ocl_probe_arg_forms(cls__ocl_device *d) {
+/* 1 where d refuses a buffer after an SVM pointer, 0 where it takes it,
+ * -1 where the probe could not run (on a queue of its own). */
+static int cls__probe(cls__ocl_device *d) {
   /* Only a device whose memory is SVM passes both forms. */
   if (d->facts.buffers || !d->svm) return 0;
   cl_int err;
+  const char *what;
+  cl_command_queue q = cls__ocl_queue(d, 0, 0, &err, &what);
+  if (!q || err != CL_SUCCESS) return -1;
   const char *src = cls__probe_src;
   cl_program prog = clCreateProgramWithSource(d->ctx, 1, &src, NULL, &err);
   cl_kernel k = NULL;
@@ -54,14 +66,27 @@ int cls__ocl_probe_arg_forms(cls__ocl_device *d) {
   /* A buffer on the fresh object and then an SVM pointer must work for
    * the third step to say anything. */
   if (svm && clSetKernelArg(k, 0, sizeof mem, &mem) == CL_SUCCESS &&
-      cls__probe_step(d->mapq, k, 1, mem, NULL) &&
+      cls__probe_step(q, k, 1, mem, NULL) &&
       clSetKernelArgSVMPointer(k, 0, svm) == CL_SUCCESS &&
-      cls__probe_step(d->mapq, k, 2, NULL, svm))
+      cls__probe_step(q, k, 2, NULL, svm))
     seen = !(clSetKernelArg(k, 0, sizeof mem, &mem) == CL_SUCCESS &&
-             cls__probe_step(d->mapq, k, 3, mem, NULL));
+             cls__probe_step(q, k, 3, mem, NULL));
   if (svm) clSVMFree(d->ctx, svm);
   if (mem) clReleaseMemObject(mem);
   if (k) clReleaseKernel(k);
   if (prog) clReleaseProgram(prog);
+  clReleaseCommandQueue(q);
   return seen;
+}
+
+int cls__ocl_svm_args_stick(cls__ocl_device *d) {
+  if (CLS__LIKELY(atomic_load_explicit(&d->forms_probed, memory_order_acquire)))
+    return d->facts.svm_args_stick;
+  pthread_mutex_lock(&cls__probe_lock);
+  if (!atomic_load_explicit(&d->forms_probed, memory_order_relaxed)) {
+    cls__facts_svm_args(d, cls__probe(d));
+    atomic_store_explicit(&d->forms_probed, 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&cls__probe_lock);
+  return d->facts.svm_args_stick;
 }

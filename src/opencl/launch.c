@@ -40,14 +40,14 @@
 /* After a pointer argument of a kernel object went to the driver as an
  * SVM pointer (svm) or a buffer (!svm), with h its cache entry: records
  * the form, and says whether the object may be enqueued with it. */
-static inline cl_int cls__form_seen(const cls__ocl_device *d, cls__argcache *h,
+static inline cl_int cls__form_seen(cls__ocl_device *d, cls__argcache *h,
                                     int svm) {
   if (svm) {
     h->svm_ever = 1;
     return CL_SUCCESS;
   }
-  return h->svm_ever && d->facts.svm_args_stick ? CLS__OCL_FORM_SWITCH
-                                                : CL_SUCCESS;
+  return h->svm_ever && cls__ocl_svm_args_stick(d) ? CLS__OCL_FORM_SWITCH
+                                                   : CL_SUCCESS;
 }
 
 /* Sets value argument i of f (one the cache keeps: v0, v1 is its value,

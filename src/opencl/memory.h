@@ -53,12 +53,13 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
 
-/* The start-up probe of kernel argument forms on opened device d
- * (formprobe.c, for open.c): 1 where the driver refuses a buffer on an
- * argument of a kernel object that once held an SVM pointer, 0 where it
- * takes it (or d's memory is not SVM: no argument takes both forms), -1
- * where the probe could not run. */
-int cls__ocl_probe_arg_forms(cls__ocl_device *d);
+/* Whether opened device d's driver refuses a buffer on an argument of a
+ * kernel object that once held an SVM pointer (facts.svm_args_stick),
+ * probed the first time it is asked (formprobe.c; one atomic load after
+ * that).  Asked only by launches that pass a buffer on such an argument
+ * (launch.c, replay.c), under stream and function locks: the probe takes
+ * its own lock only, a leaf. */
+int cls__ocl_svm_args_stick(cls__ocl_device *d);
 
 /* Why a pointer at ptr, at an offset no sub-buffer takes, cannot go to a
  * kernel on d: the memory's kind and the offset, then `why` (a clause).

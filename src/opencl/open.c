@@ -170,7 +170,6 @@ static clsError_t cls__open(cls__ocl_device *d) {
   /* The start-up timestamp check (above); facts.c decides from it. */
   cls__timing_seen seen = {0};
   cls__validate_timestamps(d, &seen);
-  seen.svm_then_buffer = cls__ocl_probe_arg_forms(d);
   cls__facts_open(d, &seen);
   return clsSuccess;
 }

@@ -91,7 +91,7 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
        * object, all of whose arguments are set again.  Enqueued
        * launches keep the old one alive. */
       if (err == CL_SUCCESS && !svm && (x->svm_args & bit) &&
-          d->facts.svm_args_stick) {
+          cls__ocl_svm_args_stick(d)) {
         cl_kernel k = clCreateKernel(f->mod->prog, f->name, &err);
         if (k) {
           clReleaseKernel(x->k);
