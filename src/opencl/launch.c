@@ -130,7 +130,7 @@ static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
   int svm = 0;
   p->held.held = 0;
   *what = "clSetKernelArg";
-  if (ptr && cls__ocl_arg_buffer_at(ptr, &mem, &off)) /* host memory too */
+  if (ptr && cls__ocl_arg_buffer_at(d, ptr, &mem, &off)) /* host memory too */
     err = clSetKernelArg(f->k, i, sizeof mem, &mem);
   else
     err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
