@@ -23,8 +23,8 @@ struct cls__timing_seen;
 void cls__facts_open(cls__ocl_device *d, const struct cls__timing_seen *m);
 
 /* Decides svm_args_stick from the argument-form probe's answer `seen`
- * (formprobe.c: 1 refused, 0 taken, -1 could not run).  Called once per
- * device, under formprobe.c's lock. */
+ * (formprobe.c: 1 refused, 0 taken).  Called once per device, under
+ * formprobe.c's lock. */
 void cls__facts_svm_args(cls__ocl_device *d, int seen);
 
 /* The OpenCL version calls to device d of platform p may use (12, 20,

@@ -135,8 +135,9 @@
  *   launch passing a buffer on such an argument runs the function's other
  *   kernel object (launch.c).  The probe (a build, 30-50 ms on PoCL 3.1)
  *   runs only when a launch first passes a buffer on an argument that
- *   held an SVM pointer, never at start-up.  A probe that could not run
- *   says it holds: the other object is right everywhere.
+ *   held an SVM pointer, never at start-up.  A probe the driver's lack of
+ *   resources stopped decides nothing: that launch fails with the code,
+ *   and the next one probes again.
  * The facts decided at opening (no_timestamps, host_clock and the marker
  * facts) are decided here too, by cls__facts_open, from what open.c's
  * start-up check measured; this file is the one writer of d->facts and of
@@ -316,8 +317,7 @@ void cls__facts_svm_args(cls__ocl_device *d, int seen) {
             "clstream: device %d (%s): a kernel argument that held an SVM "
             "pointer %s a buffer; such launches use a second kernel "
             "object\n",
-            d->index, d->name,
-            seen > 0 ? "refuses" : "may refuse (the probe could not run)");
+            d->index, d->name, "refuses");
 }
 
 /* ---- Facts decided when the device is opened ---------------------------- */

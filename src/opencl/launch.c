@@ -37,17 +37,27 @@
  * arguments go to the function's other kernel object instead. */
 #define CLS__OCL_FORM_SWITCH (-1998)
 
+/* Whether the buffer just set on an argument that held an SVM pointer
+ * may stay there (CL_SUCCESS), or the arguments go to the other object;
+ * a failed probe's code with *what naming it. */
+static CLS__NOINLINE cl_int cls__form_rule(cls__ocl_device *d,
+                                           const char **what) {
+  int stick;
+  cl_int err = cls__ocl_svm_args_stick(d, &stick); /* formprobe.c */
+  if (err != CL_SUCCESS) *what = "the kernel argument form probe";
+  return err != CL_SUCCESS ? err : stick ? CLS__OCL_FORM_SWITCH : CL_SUCCESS;
+}
+
 /* After a pointer argument of a kernel object went to the driver as an
  * SVM pointer (svm) or a buffer (!svm), with h its cache entry: records
  * the form, and says whether the object may be enqueued with it. */
 static inline cl_int cls__form_seen(cls__ocl_device *d, cls__argcache *h,
-                                    int svm) {
+                                    int svm, const char **what) {
   if (svm) {
     h->svm_ever = 1;
     return CL_SUCCESS;
   }
-  return h->svm_ever && cls__ocl_svm_args_stick(d) ? CLS__OCL_FORM_SWITCH
-                                                   : CL_SUCCESS;
+  return h->svm_ever ? cls__form_rule(d, what) : CL_SUCCESS;
 }
 
 /* Sets value argument i of f (one the cache keeps: v0, v1 is its value,
@@ -103,7 +113,8 @@ static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
               : clSetKernelArg(f->k, i, sizeof(cl_mem), NULL);
   } else {
     err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
-    if (err == CL_SUCCESS && (err = cls__form_seen(d, h, svm)) == CL_SUCCESS)
+    if (err == CL_SUCCESS &&
+        (err = cls__form_seen(d, h, svm, what)) == CL_SUCCESS)
       h->svm = svm;
   }
   if (svm && err == CL_SUCCESS) h->svm_ever = 1;
@@ -134,7 +145,7 @@ static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
     err = clSetKernelArg(f->k, i, sizeof mem, &mem);
   else
     err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
-  if (err == CL_SUCCESS) err = cls__form_seen(d, &p->held, svm);
+  if (err == CL_SUCCESS) err = cls__form_seen(d, &p->held, svm, what);
   if (err == CL_SUCCESS) {
     const cl_ulong o = off;
     *what = "clSetKernelArg";
@@ -278,7 +289,8 @@ static cl_int cls__set_variant_args(cls__ocl_device *d, cls__bfunction *v,
         err = clSetKernelArgSVMPointer(v->k, n, NULL);
       } else {
         err = cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
-        if (err == CL_SUCCESS) err = cls__form_seen(d, &v->args[n].held, svm);
+        if (err == CL_SUCCESS)
+          err = cls__form_seen(d, &v->args[n].held, svm, what);
       }
       if (err == CLS__OCL_FORM_SWITCH &&
           (err = cls__swap(v, n, &swapped, what)) == CL_SUCCESS) {

@@ -53,13 +53,15 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
 
-/* Whether opened device d's driver refuses a buffer on an argument of a
- * kernel object that once held an SVM pointer (facts.svm_args_stick),
- * probed the first time it is asked (formprobe.c; one atomic load after
- * that).  Asked only by launches that pass a buffer on such an argument
+/* *stick: whether opened device d's driver refuses a buffer on an
+ * argument of a kernel object that once held an SVM pointer
+ * (facts.svm_args_stick), probed the first time it is asked (formprobe.c;
+ * one atomic load after that).  A probe the driver's lack of resources
+ * stopped returns that code, decides nothing and runs again at the next
+ * ask.  Asked only by launches that pass a buffer on such an argument
  * (launch.c, replay.c), under stream and function locks: the probe takes
  * its own lock only, a leaf. */
-int cls__ocl_svm_args_stick(cls__ocl_device *d);
+cl_int cls__ocl_svm_args_stick(cls__ocl_device *d, int *stick);
 
 /* Why a pointer at ptr, at an offset no sub-buffer takes, cannot go to a
  * kernel on d: the memory's kind and the offset, then `why` (a clause).

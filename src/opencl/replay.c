@@ -90,8 +90,11 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
        * refuses it (facts.c, svm_args_stick): the node gets a fresh kernel
        * object, all of whose arguments are set again.  Enqueued
        * launches keep the old one alive. */
+      int stick = 0;
       if (err == CL_SUCCESS && !svm && (x->svm_args & bit) &&
-          cls__ocl_svm_args_stick(d)) {
+          (err = cls__ocl_svm_args_stick(d, &stick)) != CL_SUCCESS)
+        what = "the kernel argument form probe";
+      if (err == CL_SUCCESS && stick) {
         cl_kernel k = clCreateKernel(f->mod->prog, f->name, &err);
         if (k) {
           clReleaseKernel(x->k);
