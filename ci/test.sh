@@ -10,6 +10,11 @@
 #                 examples, CUDA-name tests, tools, the model
 #   rusticl       Mesa's rusticl on llvmpipe (RUSTICL_ENABLE=llvmpipe;
 #                 OpenCL 3.0 without SVM): the same labels
+#   pocl+rusticl  both platforms loaded together, each in turn the default
+#                 device: the host-memory programs (test_hostdevs,
+#                 test_hostkern, test_hostmem, zero_copy), whose memory
+#                 reaches kernels of the other platform's device too.  About
+#                 40 s on 2 cores
 #   oclgrind      the Oclgrind simulator (OpenCL 1.2) with its API checks
 #                 (OCLGRIND_CHECK_API=1) and memory checks: the tests
 #                 labelled "simulator" (every test program with cases that
@@ -121,6 +126,23 @@ else
   echo "   failed; see $root/pip-install.log" >&2
   summary+=("python install: FAILED (pip install ./python; $root/pip-install.log)")
   status=1
+fi
+
+# PoCL and rusticl loaded together: host memory made while one device is
+# current reaches kernels on the other platform's device (issue 35), with
+# each device the default in turn.
+if cls_icd_dir pocl "$root/icd-two" && [[ -n $(cls_icd_lib rusticl) ]]; then
+  cls_icd_lib rusticl >"$root/icd-two/rusticl.icd"
+  for dev in pthread llvmpipe; do
+    (export OCL_ICD_VENDORS=$root/icd-two RUSTICL_ENABLE=llvmpipe
+      export CLSTREAM_DEVICE=$dev
+      unset CLSTREAM_MEMORY
+      run "pocl+rusticl-$dev" \
+        -R '^(test_hostdevs|test_hostkern|test_hostmem|cuda_names_zero_copy)$') ||
+      status=1
+  done
+else
+  summary+=("pocl+rusticl: skipped (PoCL or rusticl not installed)")
 fi
 
 # Oclgrind, with PoCL loaded too (the default must stay PoCL; the run

@@ -378,6 +378,14 @@ typedef struct clsDeviceProp {
                           the stamp trails the completion by the time the
                           library takes to see it (docs/semantics.md).  0
                           until the device is first used. */
+  int svmArgsStick;    /* Whether the driver takes a buffer on a kernel
+                          argument that once held an SVM pointer, found by
+                          a probe the first time a launch needs to know:
+                          2 refused (NVIDIA's OpenCL; such launches use a
+                          second kernel object), 1 taken, 0 not probed (no
+                          launch has passed host memory as a buffer after
+                          device memory; always on the CUDA build;
+                          docs/drivers.md). */
 } clsDeviceProp;
 
 /* What cls_clock64() reads (clsDeviceProp's kernelClock, the kernel

@@ -154,6 +154,18 @@ static void probe_kernels(const clsDeviceProp *p) {
     printf("  %-22s a kernel launch (block of up to %u threads) failed: %s\n",
            "kernels:", n, clsGetErrorName(r));
   free(h);
+  /* The same kernel on mapped host memory after device memory: where host
+   * memory reaches kernels as a buffer, this asks the driver whether an
+   * argument that held an SVM pointer takes one (svmArgsStick). */
+  int *mapped = NULL;
+  unsigned one_item = 1;
+  void *margs[] = {&mapped, &v, &one_item};
+  if (r == clsSuccess && clsHostAlloc((void **)&mapped, sizeof(int),
+                                      clsHostAllocMapped) == clsSuccess) {
+    (void)clsLaunchKernel(fill, one, one, margs, 0, NULL);
+    (void)clsDeviceSynchronize();
+    clsFreeHost(mapped);
+  }
   clsFree(d);
   clsModuleUnload(m);
   /* What the compiler says about an error, in its own words. */
@@ -359,6 +371,16 @@ int main(int argc, char **argv) {
       printf("  %-22s %s\n", "kernel clock:", kernel_clock(&opened));
     }
     if (sel == clsSuccess) probe_kernels(p);
+    if (sel == clsSuccess &&
+        clsGetDeviceProperties(&opened, d) == clsSuccess) /* after a launch */
+      printf("  %-22s %s\n", "buffer after SVM arg:",
+             opened.svmArgsStick == 2
+                 ? "refused (the probe found it): launches passing host "
+                   "memory after device memory use a second kernel object"
+             : opened.svmArgsStick == 1 ? "taken (the probe found it)"
+             : p->bufferMemory          ? "never asked (no SVM arguments)"
+                                        : "never asked (host memory reaches "
+                                          "kernels as SVM here)");
     if (sel == clsSuccess)
       printf("  %-22s yes\n", "selectable:");
     else

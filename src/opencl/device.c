@@ -262,6 +262,11 @@ clsError_t cls__b_device_props(int dev, clsDeviceProp *p) {
   p->kernelClock = opened ? d->facts.kernel_clock : 0;
   p->timingFallback = opened ? d->timing_fallback : 0; /* 0, 1 or 2 */
   p->timerIsHostClock = opened && d->facts.host_clock != 0;
+  /* 0 until a launch needed the probe (formprobe.c). */
+  p->svmArgsStick =
+      !atomic_load_explicit(&d->forms_probed, memory_order_acquire) ? 0
+      : d->facts.svm_args_stick                                     ? 2
+                                                                    : 1;
   /* Compute capability, OpenCL version, memory features: identity.c. */
   cls__ocl_identity_props(d, p);
   return clsSuccess;

@@ -22,6 +22,11 @@ void cls__facts_read(cls__ocl_device *d);
 struct cls__timing_seen;
 void cls__facts_open(cls__ocl_device *d, const struct cls__timing_seen *m);
 
+/* Decides svm_args_stick from the argument-form probe's answer `seen`
+ * (formprobe.c: 1 refused, 0 taken).  Called once per device, under
+ * formprobe.c's lock. */
+void cls__facts_svm_args(cls__ocl_device *d, int seen);
+
 /* The OpenCL version calls to device d of platform p may use (12, 20,
  * 30): the lower of the platform's and the device's. */
 int cls__facts_version(cl_platform_id p, cl_device_id d);

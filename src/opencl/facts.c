@@ -128,6 +128,16 @@
  *   CPU) builds or not.  Where nothing builds there is no clock, and
  *   cls_clock64() stays a build error (rusticl, Oclgrind).  The
  *   compiler is told by what it builds, never by its name.
+ * - svm_args_stick: decided on first need, by the argument-form probe
+ *   (formprobe.c measures, cls__facts_svm_args decides): a kernel
+ *   object's argument that once held an SVM pointer refuses a buffer
+ *   (NVIDIA's driver: CL_INVALID_KERNEL_ARGS at the enqueue).  There a
+ *   launch passing a buffer on such an argument runs the function's other
+ *   kernel object (launch.c).  The probe (a build, 30-50 ms on PoCL 3.1)
+ *   runs only when a launch first passes a buffer on an argument that
+ *   held an SVM pointer, never at start-up.  A probe the driver's lack of
+ *   resources stopped decides nothing: that launch fails with the code,
+ *   and the next one probes again.
  * The facts decided at opening (no_timestamps, host_clock and the marker
  * facts) are decided here too, by cls__facts_open, from what open.c's
  * start-up check measured; this file is the one writer of d->facts and of
@@ -298,6 +308,16 @@ void cls__facts_read(cls__ocl_device *d) {
       bits < 8)
     bits = 1024; /* 128 bytes, the largest seen */
   f->base_align = bits / 8;
+}
+
+void cls__facts_svm_args(cls__ocl_device *d, int seen) {
+  d->facts.svm_args_stick = seen != 0;
+  if (seen && cls__log_enabled())
+    fprintf(stderr,
+            "clstream: device %d (%s): a kernel argument that held an SVM "
+            "pointer %s a buffer; such launches use a second kernel "
+            "object\n",
+            d->index, d->name, "refuses");
 }
 
 /* ---- Facts decided when the device is opened ---------------------------- */

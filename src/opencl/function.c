@@ -22,6 +22,8 @@
 void cls__ocl_function_free(cls__bfunction *f) {
   if (f->alt) cls__ocl_function_free(f->alt);
   if (f->k) clReleaseKernel(f->k);
+  if (f->other.k) clReleaseKernel(f->other.k);
+  free(f->other.held);
   cls__lock_destroy(&f->lock);
   free(f->bad_msg);
   free(f->name);
@@ -100,11 +102,6 @@ static cl_int cls__set_gbase(const cls__bmodule *m, cl_kernel k, cl_uint i) {
   if (cls__ocl_buffer_at(m->gstore, &mem, &off, NULL))
     return clSetKernelArg(k, i, sizeof mem, &mem);
   return clSetKernelArgSVMPointer(k, i, m->gstore);
-}
-
-cl_int cls__ocl_function_fixed_args(const cls__bfunction *f, cl_kernel k) {
-  return f->gbase < 0 ? CL_SUCCESS
-                      : cls__set_gbase(f->mod, k, (cl_uint)f->gbase);
 }
 
 /* Sets up f's use of the hidden parameters the rewrite `rw` (m's, or its
@@ -221,6 +218,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
                        "out of host memory for a function");
   }
   f->k = k;
+  f->prog = m->prog;
   f->mod = m;
   f->name = fname;
   f->nargs = nargs;
@@ -370,6 +368,7 @@ cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
   /* What the function found about its parameters holds for the variant's
    * (the same kernel): their kinds, sizes and ways of being set. */
   *v = (cls__bfunction){.k = k,
+                        .prog = prog,
                         .nargs = nargs,
                         .nuser = nargs,
                         .dyn = -1,
@@ -400,5 +399,52 @@ cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
       v->args[i].op = CLS__OP_PTR_OFF;
   f->alt = v;
   *out = v;
+  return CL_SUCCESS;
+}
+
+/* ---- The other kernel object ------------------------------------------- */
+
+cl_kernel cls__ocl_function_kernel(const cls__bfunction *f, cl_int *err) {
+  cl_kernel k = clCreateKernel(f->prog, f->name, err);
+  if (k && *err == CL_SUCCESS && f->gbase >= 0)
+    *err = cls__set_gbase(f->mod, k, (cl_uint)f->gbase);
+  if (k && *err != CL_SUCCESS) {
+    clReleaseKernel(k);
+    k = NULL;
+  }
+  return k;
+}
+
+cl_int cls__ocl_function_swap(cls__bfunction *f, cl_uint i, int again) {
+  CLS__ASSERT_HELD(&f->lock);
+  cls__kobj *o = &f->other;
+  cl_int err = CL_SUCCESS;
+  if (!o->held) {
+    o->held = calloc(f->nargs ? f->nargs : 1, sizeof *o->held);
+    if (!o->held) return CL_OUT_OF_HOST_MEMORY;
+  }
+  if (!o->k && !(o->k = cls__ocl_function_kernel(f, &err))) return err;
+  /* The other object's argument i has held an SVM pointer too, or this
+   * launch moved already: it is made again (commands enqueued with the
+   * old one keep it alive). */
+  if (again || o->held[i].svm_ever) {
+    cl_kernel k = cls__ocl_function_kernel(f, &err);
+    if (!k) return err;
+    clReleaseKernel(o->k);
+    o->k = k;
+    o->dyn_held = 0;
+    memset(o->held, 0, f->nargs * sizeof *o->held);
+  }
+  cl_kernel k = f->k;
+  f->k = o->k;
+  o->k = k;
+  size_t dyn = f->dyn_held;
+  f->dyn_held = o->dyn_held;
+  o->dyn_held = dyn;
+  for (cl_uint n = 0; n < f->nargs; ++n) {
+    cls__argcache h = f->args[n].held;
+    f->args[n].held = o->held[n];
+    o->held[n] = h;
+  }
   return CL_SUCCESS;
 }

@@ -38,8 +38,9 @@ enum cls__arg_kind {
  * `last` so that a compare is two integer compares. */
 #define CLS__ARG_KEEP 16
 typedef struct cls__argcache {
-  int held; /* `last` is what the kernel object holds */
-  int svm;  /* the last pointer set went as an SVM pointer (see below) */
+  int held;     /* `last` is what the kernel object holds */
+  int svm;      /* the last pointer set went as an SVM pointer (see below) */
+  int svm_ever; /* the kernel object's argument has held an SVM pointer */
   size_t gen;
   uint64_t last[2]; /* the value, or the pointer in last[0] */
 } cls__argcache;
@@ -59,6 +60,16 @@ enum cls__arg_op {
   CLS__OP_PTR_OFF /* a pointer passed as a buffer and an offset argument */
 };
 
+/* A function's other kernel object (see cls__bfunction's `other`): the
+ * kernel object, and what it holds of the arguments (held[i] for
+ * argument i, the dynamic shared size), swapped with the function's own
+ * when a launch moves to it. */
+typedef struct cls__kobj {
+  cl_kernel k;
+  size_t dyn_held;
+  cls__argcache *held; /* nargs entries; NULL until first need */
+} cls__kobj;
+
 typedef struct cls__oarg {
   size_t size; /* bytes passed to clSetKernelArg */
   size_t copy; /* bytes read from args[i], for CLS__ARG_VEC3 */
@@ -70,6 +81,9 @@ typedef struct cls__oarg {
 
 struct cls__bfunction {
   cl_kernel k;
+  /* The program k comes from: the module's, or in an offset variant the
+   * variant's; fresh kernel objects are made from it. */
+  cl_program prog;
   cls__lock lock; /* held while the kernel's arguments are set */
   cl_uint nargs;
   cl_uint nuser; /* the parameters args[] sets: those before the hidden */
@@ -95,6 +109,16 @@ struct cls__bfunction {
    * instead (launch.c).  Read and written under `lock`; NULL until then,
    * and always in a variant itself. */
   struct cls__bfunction *alt;
+  /* Where the device's driver refuses a buffer on an argument that once
+   * held an SVM pointer (facts.svm_args_stick), the function keeps two
+   * kernel objects of its kernel, k and `other`, and a launch whose
+   * buffer meets such an argument of k swaps them and sets its arguments
+   * on the other one (cls__ocl_function_swap, function.c), whose own
+   * argument cache then holds.  Launches alternating between device
+   * memory (SVM pointers) and host buffers thus settle on one object per
+   * form; an object whose arguments took both forms is made again.
+   * Under `lock`. */
+  cls__kobj other;
   cls__oarg args[];
 };
 
@@ -126,15 +150,23 @@ clsError_t cls__ocl_module_meta(cls__bmodule *m);
 cl_int cls__ocl_function_offsets(cls__bfunction *f, cls__bfunction **out,
                                  char *why, size_t nwhy);
 
-/* Sets on kernel object k, made from f's program for a graph's own use,
- * the hidden argument f's kernel object is given once: the module
- * globals' base (function.c, for replay.c). */
-cl_int cls__ocl_function_fixed_args(const cls__bfunction *f, cl_kernel k);
+/* A fresh kernel object of f's kernel (for f's other object, or a graph
+ * node's own), with the one hidden argument set once for good: the
+ * module globals' base.  NULL with *err on failure (function.c). */
+cl_kernel cls__ocl_function_kernel(const cls__bfunction *f, cl_int *err);
 /* Sets pointer parameter i of kernel object k to ptr as the buffer path
  * passes pointers: its buffer, and in hidden argument off_arg its offset
- * there (launch.c, for replay.c too). */
+ * there; *svm says which form it took (launch.c, for replay.c too). */
 cl_int cls__ocl_set_ptr_off_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
-                                cl_uint off_arg, void *ptr, const char **what);
+                                cl_uint off_arg, void *ptr, const char **what,
+                                int *svm);
+/* Makes f's other kernel object f's own (see cls__bfunction's `other`),
+ * made on first need, under f->lock, for a launch whose pointer argument
+ * i goes as a buffer where f's kernel object once held an SVM pointer;
+ * where the other object's argument i has held one too, or `again` (the
+ * launch moved once already), that object is made again first.  Returns
+ * CL_SUCCESS or the driver's error (function.c). */
+cl_int cls__ocl_function_swap(cls__bfunction *f, cl_uint i, int again);
 
 /* Frees f, which no launch can reach any more (function.c). */
 void cls__ocl_function_free(cls__bfunction *f);

@@ -24,6 +24,10 @@
  * CL_MEM_USE_HOST_PTR memory to a CPU device or over PCIe do; coherence
  * with the host is CUDA's, at synchronization points.
  *
+ * Kernels of devices of other contexts (another platform) reach the same
+ * memory through views (hostview.c), which a free drops first, after the
+ * work of the devices holding them.
+ *
  * Owns nothing but what it enters in the buffer table. */
 #include "command.h"
 
@@ -84,6 +88,15 @@ static clsError_t cls__hostbuf_new(cls__ocl_device *d, size_t size, void *host,
   return clsSuccess;
 }
 
+/* Drops the views of the host memory at p (hostview.c), once the work of
+ * the devices holding them is done (the owner's the front waited for). */
+static void cls__views_free(void *p) {
+  int devs[8];
+  unsigned n = cls__ocl_hostview_devices(p, devs, 8);
+  for (unsigned k = 0; k < n; ++k) (void)cls__b_free_wait(devs[k]);
+  if (n) cls__ocl_hostviews_drop(p);
+}
+
 /* Frees the host buffer starting at p, if there is one (0: none).  The
  * buffer goes once the unmap is done (OpenCL defers a released object's
  * deletion until the commands that use it finish).  A buffer released
@@ -93,6 +106,7 @@ static clsError_t cls__hostbuf_new(cls__ocl_device *d, size_t size, void *host,
  * returned (CL_SUCCESS otherwise). */
 static cl_int cls__hostbuf_free(cls__ocl_device *d, void *p, int wait,
                                 int *found) {
+  cls__views_free(p);
   cl_mem buf;
   *found = cls__ocl_hostbuf_remove(p, &buf);
   if (!*found) return CL_SUCCESS;

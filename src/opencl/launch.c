@@ -12,6 +12,14 @@
  * the driver and its refusal (CL_INVALID_WORK_GROUP_SIZE,
  * CL_OUT_OF_RESOURCES) becomes CUDA's clsErrorLaunchOutOfResources.
  *
+ * One rule for the forms of a pointer argument: where the driver refuses
+ * a buffer on an argument that once held an SVM pointer (facts.c,
+ * svm_args_stick: NVIDIA's), a launch whose buffer meets such an
+ * argument swaps the function's kernel object for its other one
+ * (cls__ocl_function_swap, function.c) and sets its arguments there.
+ * cls__form_seen decides it, for every way a pointer is set here: the
+ * argument cache's, the offset variant's and the buffer-and-offset form.
+ *
  * A cl_kernel's arguments are shared state, so each function has a lock
  * (function.lock, owned here) held from the first clSetKernelArg to the
  * enqueue.  In the lock order it comes after stream.lock, which
@@ -23,6 +31,34 @@
 #include <string.h>
 
 /* ---- Launches ---------------------------------------------------------- */
+
+/* Not an OpenCL code: a pointer argument went as a buffer where the kernel
+ * object once held an SVM pointer, on a driver that refuses it there; the
+ * arguments go to the function's other kernel object instead. */
+#define CLS__OCL_FORM_SWITCH (-1998)
+
+/* Whether the buffer just set on an argument that held an SVM pointer
+ * may stay there (CL_SUCCESS), or the arguments go to the other object;
+ * a failed probe's code with *what naming it. */
+static CLS__NOINLINE cl_int cls__form_rule(cls__ocl_device *d,
+                                           const char **what) {
+  int stick;
+  cl_int err = cls__ocl_svm_args_stick(d, &stick); /* formprobe.c */
+  if (err != CL_SUCCESS) *what = "the kernel argument form probe";
+  return err != CL_SUCCESS ? err : stick ? CLS__OCL_FORM_SWITCH : CL_SUCCESS;
+}
+
+/* After a pointer argument of a kernel object went to the driver as an
+ * SVM pointer (svm) or a buffer (!svm), with h its cache entry: records
+ * the form, and says whether the object may be enqueued with it. */
+static inline cl_int cls__form_seen(cls__ocl_device *d, cls__argcache *h,
+                                    int svm, const char **what) {
+  if (svm) {
+    h->svm_ever = 1;
+    return CL_SUCCESS;
+  }
+  return h->svm_ever ? cls__form_rule(d, what) : CL_SUCCESS;
+}
 
 /* Sets value argument i of f (one the cache keeps: v0, v1 is its value,
  * zero-padded) to the caller's a, which differs from what the kernel
@@ -39,6 +75,18 @@ static cl_int cls__set_kept(cls__bfunction *f, cl_uint i, const void *a,
     p->held.last[1] = v1;
     p->held.held = 1;
   }
+  return err;
+}
+
+/* The launch's arguments move to f's other kernel object (under f->lock),
+ * the object's own having refused a buffer on argument i
+ * (CLS__OCL_FORM_SWITCH); *swapped counts the moves of this launch.  A
+ * second move finds the other object's arguments of both forms too, and
+ * makes it again, on which no third is needed. */
+static CLS__NOINLINE cl_int cls__swap(cls__bfunction *f, cl_uint i,
+                                      int *swapped, const char **what) {
+  cl_int err = cls__ocl_function_swap(f, i, (*swapped)++ > 0);
+  if (err != CL_SUCCESS) *what = "clCreateKernel (the other kernel object)";
   return err;
 }
 
@@ -65,8 +113,11 @@ static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
               : clSetKernelArg(f->k, i, sizeof(cl_mem), NULL);
   } else {
     err = cls__ocl_set_pointer_arg(d, f->k, i, ptr, what, &svm);
-    if (err == CL_SUCCESS) h->svm = svm;
+    if (err == CL_SUCCESS &&
+        (err = cls__form_seen(d, h, svm, what)) == CL_SUCCESS)
+      h->svm = svm;
   }
+  if (svm && err == CL_SUCCESS) h->svm_ever = 1;
   if (err == CL_SUCCESS && f->keep_args && (!ptr || svm)) {
     h->last[0] = (uint64_t)(uintptr_t)ptr;
     h->gen = gen;
@@ -78,18 +129,20 @@ static cl_int cls__set_pointer(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
 /* Sets pointer argument i of kernel object k to ptr as a buffer and, in
  * hidden argument off_arg, the pointer's offset in it (the buffer path's
  * rewrite, kernel_rw.c), so that any offset works.  A pointer that is not
- * a buffer's (mapped host memory, NULL) goes as before, at offset 0. */
+ * a buffer's (mapped host memory, NULL) goes as before, at offset 0.
+ * *svm says which form the pointer took. */
 cl_int cls__ocl_set_ptr_off_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
-                                cl_uint off_arg, void *ptr, const char **what) {
+                                cl_uint off_arg, void *ptr, const char **what,
+                                int *svm) {
   cl_mem mem;
   size_t off = 0;
   cl_int err;
-  int svm = 0;
+  *svm = 0;
   *what = "clSetKernelArg";
-  if (ptr && cls__ocl_arg_buffer_at(ptr, &mem, &off)) /* host memory too */
+  if (ptr && cls__ocl_arg_buffer_at(d, ptr, &mem, &off)) /* host memory too */
     err = clSetKernelArg(k, i, sizeof mem, &mem);
   else
-    err = cls__ocl_set_pointer_arg(d, k, i, ptr, what, &svm);
+    err = cls__ocl_set_pointer_arg(d, k, i, ptr, what, svm);
   if (err == CL_SUCCESS) {
     const cl_ulong o = off;
     *what = "clSetKernelArg";
@@ -98,14 +151,17 @@ cl_int cls__ocl_set_ptr_off_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   return err;
 }
 
-/* cls__ocl_set_ptr_off_arg on f's kernel object (under f->lock).  Never
- * cached: a buffer is a cl_mem a free may release. */
+/* cls__ocl_set_ptr_off_arg on f's kernel object (under f->lock), the
+ * form it took told to cls__form_seen.  Never cached: a buffer is a
+ * cl_mem a free may release. */
 static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
                                void *ptr, const char **what) {
   CLS__ASSERT_HELD(&f->lock);
   cls__oarg *p = &f->args[i];
+  int svm;
   p->held.held = 0;
-  return cls__ocl_set_ptr_off_arg(d, f->k, i, p->off_arg, ptr, what);
+  cl_int err = cls__ocl_set_ptr_off_arg(d, f->k, i, p->off_arg, ptr, what, &svm);
+  return err == CL_SUCCESS ? cls__form_seen(d, &p->held, svm, what) : err;
 }
 
 /* Sets the hidden __local argument of CLS_DYNAMIC_SHARED to `bytes`
@@ -135,6 +191,7 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
   const cl_uint nargs = f->nuser;
   cl_int err = CL_SUCCESS;
   cl_uint n = 0;
+  int swapped = 0;
   for (; n < nargs; ++n) {
     const void *a = args[n];
     if (CLS__UNLIKELY(!a)) {
@@ -198,7 +255,16 @@ static cl_int cls__set_args(cls__ocl_device *d, cls__bfunction *f, void **args,
       break;
     }
     }
-    if (CLS__UNLIKELY(err != CL_SUCCESS)) break;
+    if (CLS__UNLIKELY(err != CL_SUCCESS)) {
+      /* The other kernel object, then every argument again (its cache
+       * skips those it holds). */
+      if (err == CLS__OCL_FORM_SWITCH &&
+          (err = cls__swap(f, n, &swapped, what)) == CL_SUCCESS) {
+        n = (cl_uint)-1;
+        continue;
+      }
+      break;
+    }
   }
   *i = n;
   return err;
@@ -214,6 +280,7 @@ static cl_int cls__set_variant_args(cls__ocl_device *d, cls__bfunction *v,
   CLS__ASSERT_HELD(&v->lock);
   cl_int err = CL_SUCCESS;
   cl_uint n = 0;
+  int swapped = 0;
   for (; n < v->nuser && err == CL_SUCCESS; ++n) {
     const cls__oarg *p = &v->args[n];
     const void *a = args[n];
@@ -225,10 +292,21 @@ static cl_int cls__set_variant_args(cls__ocl_device *d, cls__bfunction *v,
     *what = "clSetKernelArg";
     if (p->kind == CLS__ARG_POINTER) {
       void *ptr = *(void *const *)a;
-      int svm;
-      err = p->op == CLS__OP_PTR_OFF
-                ? cls__set_ptr_off(d, v, n, ptr, what)
-                : cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
+      int svm = 0;
+      if (p->op == CLS__OP_PTR_OFF) {
+        err = cls__set_ptr_off(d, v, n, ptr, what);
+      } else if (!ptr && v->args[n].held.svm_ever) { /* the SVM NULL */
+        err = clSetKernelArgSVMPointer(v->k, n, NULL);
+      } else {
+        err = cls__ocl_set_pointer_arg(d, v->k, n, ptr, what, &svm);
+        if (err == CL_SUCCESS)
+          err = cls__form_seen(d, &v->args[n].held, svm, what);
+      }
+      if (err == CLS__OCL_FORM_SWITCH &&
+          (err = cls__swap(v, n, &swapped, what)) == CL_SUCCESS) {
+        n = (cl_uint)-1;
+        continue;
+      }
     } else if (p->kind == CLS__ARG_VEC3) {
       unsigned char v3[CLS__VEC3_MAX] = {0};
       memcpy(v3, a, p->copy);

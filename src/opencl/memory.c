@@ -193,7 +193,9 @@ int cls__ocl_hostbuf_at(const void *p) {
   return cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a) && a.host;
 }
 
-int cls__ocl_arg_buffer_at(const void *p, cl_mem *mem, size_t *off) {
+int cls__ocl_arg_buffer_at(cls__ocl_device *d, const void *p, cl_mem *mem,
+                           size_t *off) {
+  if (CLS__UNLIKELY(cls__ocl_hostview_at(d, p, mem, off))) return 1;
   if (CLS__LIKELY(cls__rangetab_count(&cls__bufs) == 0)) return 0;
   cls__bufalloc a;
   if (!cls__rangetab_lookup(&cls__bufs, (uintptr_t)p, &a)) return 0;
@@ -336,10 +338,9 @@ cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
   }
   cl_mem mem;
   size_t off;
-  if (!cls__ocl_arg_buffer_at(ptr, &mem, &off)) {
-    /* Only memory kernels can reach goes to the driver: a host pointer
-     * or pinned (clsMallocHost) memory would run, and its writes would be
-     * lost (CUDA faults instead). */
+  if (!cls__ocl_arg_buffer_at(d, ptr, &mem, &off)) {
+    /* Only memory kernels can reach goes to the driver: another host
+     * pointer would run, and its writes would be lost (CUDA faults). */
     int owner = -1;
     int kind = cls__mem_lookup(ptr, NULL, NULL, &owner);
     /* Host memory outside the buffer table is fine-grained SVM here

@@ -53,6 +53,16 @@ cl_int cls__ocl_enqueue_fill(cls__ocl_device *d, cl_command_queue q, void *dst,
 cl_int cls__ocl_set_pointer_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
                                 void *ptr, const char **what, int *svm);
 
+/* *stick: whether opened device d's driver refuses a buffer on an
+ * argument of a kernel object that once held an SVM pointer
+ * (facts.svm_args_stick), probed the first time it is asked (formprobe.c;
+ * one atomic load after that).  A probe the driver's lack of resources
+ * stopped returns that code, decides nothing and runs again at the next
+ * ask.  Asked only by launches that pass a buffer on such an argument
+ * (launch.c, replay.c), under stream and function locks: the probe takes
+ * its own lock only, a leaf. */
+cl_int cls__ocl_svm_args_stick(cls__ocl_device *d, int *stick);
+
 /* Why a pointer at ptr, at an offset no sub-buffer takes, cannot go to a
  * kernel on d: the memory's kind and the offset, then `why` (a clause).
  * Opens with "passing", as every refusal here (launch.c reports them
@@ -78,9 +88,32 @@ int cls__ocl_hostbuf_remove(void *p, cl_mem *mem);
  * empty. */
 int cls__ocl_hostbuf_at(const void *p);
 /* Like cls__ocl_buffer_at (no *avail), host buffers included: the buffer
- * a kernel argument at p goes as.  A host buffer found is noted for the
+ * a kernel argument at p goes as on device d (a view, below, for host
+ * memory of another context).  A host buffer found is noted for the
  * launch being set up on this thread (hostargs.c). */
-int cls__ocl_arg_buffer_at(const void *p, cl_mem *mem, size_t *off);
+int cls__ocl_arg_buffer_at(cls__ocl_device *d, const void *p, cl_mem *mem,
+                           size_t *off);
+
+/* ---- Views of host memory in other contexts (hostview.c) ---------------
+ * Host memory (pinned, mapped, registered, managed) whose owner device's
+ * context is not the launching device's reaches kernels as a buffer of
+ * the launching device's context over the same range, made on first
+ * need. */
+
+/* Notes opened device d's context (open.c): views are looked up only
+ * once a second context exists. */
+void cls__ocl_hostviews_context(cls__ocl_device *d);
+/* Where p lies in host memory of another context than d's: 1 with the
+ * view (or its sub-buffer at an aligned offset, *off then 0) and the
+ * offset in it, noted for this thread's launch (hostargs.c); 0 where p
+ * is not such memory, or no view could be made (logged). */
+int cls__ocl_hostview_at(cls__ocl_device *d, const void *p, cl_mem *mem,
+                         size_t *off);
+/* The devices (up to max) holding a view of the host memory at base. */
+unsigned cls__ocl_hostview_devices(const void *base, int *devs, unsigned max);
+/* Unmaps and releases the views of the host memory at base (freed): the
+ * caller has waited for those devices' work (hostmem.c). */
+void cls__ocl_hostviews_drop(const void *base);
 
 /* ---- Native handles (docs/interop.md) ---------------------------------- */
 

@@ -102,6 +102,12 @@ typedef struct cls__ocl_facts {
    * -DCLS__CLOCK_PTX=1 (the compiler takes inline PTX: NVIDIA's). */
   int kernel_clock;
   int clock_ptx;
+  /* Decided on first need by the argument-form probe (formprobe.c,
+   * published by the device's forms_probed): a kernel object's argument
+   * that once held an SVM pointer refuses a buffer (NVIDIA's driver), so
+   * a launch passing one there runs the function's other kernel object
+   * (launch.c, function.c). */
+  int svm_args_stick;
 } cls__ocl_facts;
 
 typedef struct cls__ocl_device {
@@ -130,6 +136,9 @@ typedef struct cls__ocl_device {
   /* Set once by cls__b_device_open (open.c). */
   pthread_mutex_t open_lock;
   _Atomic int opened; /* 1 ok, -1 failed */
+  /* 1 once the argument-form probe has decided facts.svm_args_stick
+   * (formprobe.c, its one writer). */
+  _Atomic int forms_probed;
   clsError_t open_err;
   cl_context ctx;
   /* What the start-up timestamp check found (open.c measures, facts.c's

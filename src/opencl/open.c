@@ -162,6 +162,7 @@ static clsError_t cls__open(cls__ocl_device *d) {
     pthread_mutex_unlock(&pl->lock);
   }
   if (err != CL_SUCCESS) return cls__ocl_error(err, "clCreateContext");
+  cls__ocl_hostviews_context(d); /* hostview.c */
   clsError_t e = cls__ocl_alloc(d, 64, &d->scratch);
   if (e != clsSuccess) return e;
   const char *what;

@@ -59,6 +59,9 @@ typedef struct cls__oxnode {
   /* Kernel nodes passing host buffers, which each launch must unmap and
    * map again (hostargs.c): launched through launch.c. */
   int via_launch;
+  /* The arguments of k that have held an SVM pointer (bit i, i < 64; bit
+   * 63 stands for the rest too), for the driver fact svm_args_stick. */
+  uint64_t svm_args;
 } cls__oxnode;
 
 struct cls__bexec {
@@ -80,21 +83,44 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
                                    int pointers_only) {
   const cls__bfunction *f = x->b.f;
   for (cl_uint i = 0; i < f->nuser; ++i) {
+    const uint64_t bit = (uint64_t)1 << (i < 63 ? i : 63);
     const cls__oarg *a = &f->args[i];
     const void *v = x->b.args[i];
     const char *what = "clSetKernelArg";
     cl_int err;
-    if (a->op == CLS__OP_PTR_OFF) { /* the buffer path: buffer and offset */
-      err = cls__ocl_set_ptr_off_arg(d, x->k, i, a->off_arg, *(void *const *)v,
-                                     &what);
-    } else if (a->kind == CLS__ARG_POINTER) {
+    if (a->kind == CLS__ARG_POINTER) {
+      void *ptr = *(void *const *)v;
       int svm;
-      err =
-          cls__ocl_set_pointer_arg(d, x->k, i, *(void *const *)v, &what, &svm);
+      if (a->op == CLS__OP_PTR_OFF) /* the buffer path: buffer and offset */
+        err = cls__ocl_set_ptr_off_arg(d, x->k, i, a->off_arg, ptr, &what, &svm);
+      else
+        err = cls__ocl_set_pointer_arg(d, x->k, i, ptr, &what, &svm);
       /* A host buffer at an offset no sub-buffer takes: noted like any
        * host buffer, so the node launches through launch.c, which runs
        * the function's offset variant. */
       if (err == CLS__OCL_NEEDS_OFFSET) err = CL_SUCCESS;
+      if (err == CL_SUCCESS && svm) x->svm_args |= bit;
+      /* A buffer where the object held an SVM pointer, on a driver that
+       * refuses it (facts.c, svm_args_stick): the node gets a fresh kernel
+       * object, all of whose arguments are set again.  Enqueued
+       * launches keep the old one alive. */
+      int stick = 0;
+      if (err == CL_SUCCESS && !svm && (x->svm_args & bit) &&
+          (err = cls__ocl_svm_args_stick(d, &stick)) != CL_SUCCESS)
+        what = "the kernel argument form probe";
+      if (err == CL_SUCCESS && stick) {
+        cl_kernel k = cls__ocl_function_kernel(f, &err);
+        if (k) {
+          clReleaseKernel(x->k);
+          x->k = k;
+          x->svm_args = 0;
+          pointers_only = 0;
+          i = (cl_uint)-1;
+          (void)cls__ocl_host_args_drop();
+          continue;
+        }
+        what = "clCreateKernel";
+      }
     } else if (pointers_only) {
       continue;
     } else if (a->kind == CLS__ARG_VEC3) {
@@ -121,7 +147,7 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
  * node-by-node replay, which launches through launch.c.  The other hidden
  * arguments of the kernel rewrite are the buffer path's pointer offsets,
  * set with their pointers, and the module globals' base, set once
- * (cls__ocl_function_fixed_args). */
+ * (cls__ocl_function_kernel). */
 static int cls__ox_preparable(const cls__bnode *b) {
   return !b->shmem && b->f->dyn < 0;
 }
@@ -160,15 +186,11 @@ static clsError_t cls__ox_kernel(cls__ocl_device *d, cls__oxnode *x) {
   if (f->bad >= 0)
     return cls__reason(clsErrorInvalidValue, "%s",
                        f->bad_msg ? f->bad_msg : "unsupported parameter");
-  cl_program prog;
-  cl_int err =
-      clGetKernelInfo(f->k, CL_KERNEL_PROGRAM, sizeof prog, &prog, NULL);
-  if (err != CL_SUCCESS) return cls__ocl_error(err, "clGetKernelInfo");
-  x->k = clCreateKernel(prog, f->name, &err);
+  /* A kernel object of the node's own, from f's program (f->k may be
+   * swapped for its other object by a launch meanwhile, launch.c). */
+  cl_int err;
+  x->k = cls__ocl_function_kernel(f, &err);
   if (!x->k) return cls__ocl_error(err, "clCreateKernel");
-  err = cls__ocl_function_fixed_args(f, x->k);
-  if (err != CL_SUCCESS)
-    return cls__ocl_error(err, "clSetKernelArg (the module's globals)");
   cls__ox_sizes(x);
   return cls__ox_set_args(d, x, 0);
 }

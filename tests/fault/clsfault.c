@@ -26,6 +26,10 @@
  *   CLSFAULT_ARMED=0     start disarmed: nothing is counted until the
  *                        program calls clsfault_arm() (found with dlsym);
  *                        default armed
+ *   CLSFAULT_SVM_ARGS=stick  enforce NVIDIA's rule for kernel argument
+ *                        forms: an enqueue of a kernel with a buffer on an
+ *                        argument that once held an SVM pointer fails with
+ *                        CL_INVALID_KERNEL_ARGS (argforms.c)
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -40,6 +44,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "argforms.h"
 
 #define API __attribute__((visibility("default")))
 
@@ -340,9 +346,16 @@ WRAP_INT(clGetProgramBuildInfo,
          (cl_program p, cl_device_id d, cl_program_build_info i, size_t s,
           void *v, size_t *r),
          (p, d, i, s, v, r))
-WRAP_OBJ(cl_kernel, clCreateKernel,
-         (cl_program p, const char *n, cl_int *errcode_ret),
-         (p, n, errcode_ret))
+API cl_kernel clCreateKernel(cl_program p, const char *n, cl_int *errcode_ret) {
+  REAL(clCreateKernel);
+  if (cls_hit("clCreateKernel")) {
+    if (errcode_ret) *errcode_ret = cls_code;
+    return NULL;
+  }
+  cl_kernel k = real_(p, n, errcode_ret);
+  if (clsfault_forms_on()) clsfault_forms_created(k);
+  return k;
+}
 WRAP_INT(clGetKernelInfo,
          (cl_kernel k, cl_kernel_info i, size_t s, void *v, size_t *r),
          (k, i, s, v, r))
@@ -354,10 +367,20 @@ WRAP_INT(clGetKernelWorkGroupInfo,
          (cl_kernel k, cl_device_id d, cl_kernel_work_group_info i, size_t s,
           void *v, size_t *r),
          (k, d, i, s, v, r))
-WRAP_INT(clSetKernelArg, (cl_kernel k, cl_uint i, size_t s, const void *v),
-         (k, i, s, v))
-WRAP_INT(clSetKernelArgSVMPointer, (cl_kernel k, cl_uint i, const void *v),
-         (k, i, v))
+API cl_int clSetKernelArg(cl_kernel k, cl_uint i, size_t s, const void *v) {
+  REAL(clSetKernelArg);
+  if (cls_hit("clSetKernelArg")) return cls_code;
+  cl_int r = real_(k, i, s, v);
+  if (r == CL_SUCCESS && clsfault_forms_on()) clsfault_forms_set(k, i, 0, s);
+  return r;
+}
+API cl_int clSetKernelArgSVMPointer(cl_kernel k, cl_uint i, const void *v) {
+  REAL(clSetKernelArgSVMPointer);
+  if (cls_hit("clSetKernelArgSVMPointer")) return cls_code;
+  cl_int r = real_(k, i, v);
+  if (r == CL_SUCCESS && clsfault_forms_on()) clsfault_forms_set(k, i, 1, 0);
+  return r;
+}
 WRAP_OBJ(cl_mem, clCreateBuffer,
          (cl_context c, cl_mem_flags f, size_t s, void *h, cl_int *errcode_ret),
          (c, f, s, h, errcode_ret))
@@ -401,11 +424,29 @@ WRAP_INT(clGetEventProfilingInfo,
   }
 #define out_arg (out_)
 
-WRAP_ENQ(clEnqueueNDRangeKernel,
-         (cl_command_queue q, cl_kernel k, cl_uint d, const size_t *o,
-          const size_t *g, const size_t *l, cl_uint n, const cl_event *w,
-          cl_event *e),
-         (q, k, d, o, g, l, n, w, out_arg), q, n, w, e)
+/* The kernel enqueue: as WRAP_ENQ, but for the rule of argforms.c when it
+ * is on. */
+API cl_int clEnqueueNDRangeKernel(cl_command_queue q, cl_kernel k, cl_uint d,
+                                  const size_t *o, const size_t *g,
+                                  const size_t *l, cl_uint n, const cl_event *w,
+                                  cl_event *e) {
+  REAL(clEnqueueNDRangeKernel);
+  if (cls_hit("clEnqueueNDRangeKernel")) return cls_code;
+  if (clsfault_forms_on() && clsfault_forms_refused(k))
+    return CL_INVALID_KERNEL_ARGS;
+  cl_event own_ = NULL;
+  cl_event *out_ = e ? e : atomic_load(&sim_on) ? &own_ : NULL;
+  cl_int r_ = real_(q, k, d, o, g, l, n, w, out_);
+  if (r_ == CL_SUCCESS && out_) {
+    sim_track(q, n, w, *out_, 1);
+    if (own_) {
+      static cl_int (*rel_)(cl_event);
+      if (!rel_) rel_ = (cl_int(*)(cl_event))dlsym(RTLD_NEXT, "clReleaseEvent");
+      rel_(own_);
+    }
+  }
+  return r_;
+}
 WRAP_ENQ(clEnqueueMarkerWithWaitList,
          (cl_command_queue q, cl_uint n, const cl_event *w, cl_event *e),
          (q, n, w, out_arg), q, n, w, e)
