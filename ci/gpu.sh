@@ -27,7 +27,9 @@
 # gpu-summary.md, in $OUT when it is set, else in build-gpu/out/; all of it
 # is also printed.  A failing variant does not stop the next one; the exit
 # status is non-zero if any failed.  Before its suite, the nvidia variant
-# runs the raw probe docs/repro/arg_form_switch.c into the summary.
+# runs the raw probe docs/repro/arg_form_switch.c into the summary, and the
+# pocl variant docs/repro/pocl5_local_reduce.c (which of its variants of
+# issue 35's reduction crash PoCL 5.0).
 #
 # Each variant also runs alone (bash ci/gpu.sh cuda), for a machine that
 # limits how long one command may take.
@@ -199,14 +201,16 @@ run() {
   fi
 }
 
-# A raw OpenCL probe from docs/repro/ on NVIDIA's platform, its output in
-# the summary (a driver fact for docs/drivers.md; it fails no run).
+# A raw OpenCL probe from docs/repro/ on one platform (NVIDIA's unless
+# named: probe NAME PLATFORM LABEL LOG), its output in the summary (a driver
+# fact for docs/drivers.md; it fails no run).
 probe() {
   local name=$1 bin=$root/build-gpu-opencl/$1
+  local plat=${2:-${CLS_NVIDIA_DEVICE:-NVIDIA}} label=${3:-NVIDIA\'s OpenCL}
   if cc -O1 -I"$prefix/usr/include" -o "$bin" "docs/repro/$name.c" \
-    -L"$libdir" -lOpenCL 2>>"$out/nvidia.log"; then
-    say "- docs/repro/$name.c on NVIDIA's OpenCL (exit $(
-      PROBE_PLATFORM=${CLS_NVIDIA_DEVICE:-NVIDIA} "$bin" >"$out/$name.txt" 2>&1
+    -L"$libdir" -lOpenCL 2>>"$out/${4:-nvidia}.log"; then
+    say "- docs/repro/$name.c on $label (exit $(
+      PROBE_PLATFORM=$plat timeout 150 "$bin" >"$out/$name.txt" 2>&1
       echo $?
     )):"
     say '```'
@@ -236,6 +240,7 @@ for v in "${variants[@]}"; do
     fi
     if [[ $opencl_built == ok ]]; then
       [[ $v == nvidia ]] && probe arg_form_switch
+      [[ $v == pocl ]] && probe pocl5_local_reduce Portable "PoCL's OpenCL" pocl
       if [[ $v == nvidia ]]; then dev=${CLS_NVIDIA_DEVICE:-NVIDIA}; else
         dev=${CLS_POCL_DEVICE:-Portable}
       fi
