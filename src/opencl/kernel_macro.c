@@ -204,9 +204,27 @@ static void cls__substitute(cls__pp *pp, const cls__macro *m,
                             const cls__wt *raw, const cls__arg *args,
                             cls__wtv *out) {
   const cls__wt *body = m->toks + (m->nparams > 0 ? m->nparams : 0);
-  size_t start = out->n;
+  size_t start = out->n, vaopt_close = (size_t)-1;
+  const cls__arg *va = m->variadic ? &args[m->nparams - 1] : NULL;
   for (size_t i = 0; i < m->nbody && !pp->oom; i++) {
     cls__wt b = body[i];
+    if (i == vaopt_close) continue; /* __VA_OPT__'s ')' */
+    if (va && cls__tok_eq(b.t, "__VA_OPT__") && i + 1 < m->nbody &&
+        cls__tok_eq(body[i + 1].t, "(")) {
+      /* __VA_OPT__(x): x where the variable arguments are not empty. */
+      size_t j = i + 1;
+      for (int d = 0; j < m->nbody; j++) {
+        d += cls__tok_eq(body[j].t, "(") - cls__tok_eq(body[j].t, ")");
+        if (d == 0) break;
+      }
+      if (va->a == va->b)
+        i = j;
+      else {
+        vaopt_close = j;
+        i++;
+      }
+      continue;
+    }
     int next_paste = i + 1 < m->nbody && cls__tok_eq(body[i + 1].t, "##");
     int p = cls__param_of(m, b.t);
     if (cls__tok_eq(b.t, "#") && i + 1 < m->nbody &&
@@ -223,10 +241,14 @@ static void cls__substitute(cls__pp *pp, const cls__macro *m,
       if (q >= 0) {
         rv = raw + args[q].a;
         to = args[q].b - args[q].a;
-        /* GNU: ", ## __VA_ARGS__" drops the comma when there are none. */
-        if (!to && m->variadic && q == m->nparams - 1 &&
+        /* GNU: ", ## __VA_ARGS__" drops the comma when there are none,
+         * and is the comma and the arguments (expanded) otherwise. */
+        if (m->variadic && q == m->nparams - 1 &&
             cls__tok_eq(out->v[out->n - 1].t, ",")) {
-          out->n--;
+          if (!to)
+            out->n--;
+          else
+            cls__expand(pp, rv, to, out);
           continue;
         }
       }

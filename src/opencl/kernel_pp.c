@@ -279,13 +279,17 @@ static int cls__eval(cls__pp *pp, const char *p, const char *end) {
  * must outlive the preprocessor. */
 void cls__define_option(cls__pp *pp, const char *s, size_t n) {
   const char *eq = memchr(s, '=', n);
-  cls__tok name = {s, (unsigned)(eq ? (size_t)(eq - s) : n), 0, 0};
+  const char *nend = eq ? eq : s + n;
+  /* -D'NAME(params)=body': a function-like macro. */
+  const char *paren = memchr(s, '(', (size_t)(nend - s));
+  cls__tok name = {s, (unsigned)((paren ? paren : nend) - s), 0, 0};
   cls__wtv v = {0};
+  if (paren) cls__lex_into(pp, &v, paren, nend, 0);
   if (eq)
     cls__lex_into(pp, &v, eq + 1, s + n, 0);
   else
     cls__wt_push(pp, &v, (cls__wt){{"1", 1, 0, 0}, NULL, 0});
-  cls__define_toks(pp, name, 0, v.v, v.n);
+  cls__define_toks(pp, name, paren != NULL, v.v, v.n);
   free(v.v);
 }
 
