@@ -54,10 +54,13 @@ KERNEL_OF(scale, CLS_GLOBAL float *out, CLS_GLOBAL const float *in, float k,
 #define KHEAD(name) CLS_KERNEL void name(
 #define KPTR(T, n) CLS_GLOBAL T *n
 #define KBODY ) {
+/* The shapes below are the test: clang-format would respell them. */
+// clang-format off
 KHEAD(split_fill) KPTR(int, out), int v, unsigned n KBODY
   unsigned i = cls_global_id(0);
   if (i < n) out[i] = v + (int)i;
 }
+// clang-format on
 
 /* typedef'd pointer and struct parameters. */
 typedef CLS_GLOBAL float *fptr;
@@ -72,6 +75,7 @@ CLS_KERNEL void typedef_args(fptr out, ciptr in, const pair_t p, unsigned n) {
 }
 
 /* A parameter list split by comments and line continuations. */
+// clang-format off
 CLS_KERNEL void /* the kernel */ split_params(
     CLS_GLOBAL /* where */ int * /* a pointer */ out, // the output
     int /* a value
@@ -80,3 +84,4 @@ n) {
   unsigned i = cls_global_id(0);
   if (i < n) out[i] = v * (int)i;
 }
+// clang-format on
