@@ -48,8 +48,9 @@
 # and the summary lists it with the first line clstream logged for it.
 # Last come the benchmark's graph rows (clstream-bench --quick) of each
 # variant, one at a time so that they do not disturb each other.  Before
-# the suites, the raw probe docs/repro/arg_form_switch.c runs on NVIDIA's
-# platform.
+# the suites, the raw probes of docs/repro/ run: arg_form_switch.c on
+# NVIDIA's platform, pocl5_local_reduce.c (which of its variants of the
+# sub-group reduction crash PoCL 5.0) on PoCL's.
 #
 # Each variant's configure, build and CTest output goes to <variant>.log
 # (the failed tests' second run to <variant>-rerun.log), the benchmark's
@@ -276,7 +277,7 @@ probe() {
   if cc -O1 -I"$prefix/usr/include" -o "$bin" "docs/repro/$name.c" \
     -L"$libdir" -lOpenCL 2>>"$out/probes.log"; then
     local rc
-    PROBE_PLATFORM=$platform timeout 60 "$bin" >"$work/$name.txt" 2>&1
+    PROBE_PLATFORM=$platform timeout 120 "$bin" >"$work/$name.txt" 2>&1
     rc=$?
     say "- docs/repro/$name.c on $platform (exit $rc):"
     say '```'
@@ -410,6 +411,7 @@ say "- builds: $(for k in "${!built[@]}"; do printf '%s %s; ' "$k" "${built[$k]}
 
 if [[ ${built[opencl]:-} == ok ]]; then
   want nvidia && probe arg_form_switch "${CLS_NVIDIA_DEVICE:-NVIDIA}"
+  want pocl && probe pocl5_local_reduce "${CLS_POCL_DEVICE:-Portable}"
 fi
 say ""
 

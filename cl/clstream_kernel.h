@@ -83,7 +83,13 @@
 #define size_t ulong
 #define ptrdiff_t long
 
-#if defined(__opencl_c_subgroups) || defined(cl_khr_subgroups)
+#if defined(CLS__WARP_CONST)
+/* PoCL 4.0 to 6.x with sub-groups (facts.c, warp_const): a barrier loop
+ * bounded by the sub-group size is miscompiled there (PoCL 5.0 crashed;
+ * docs/repro/pocl5_local_reduce.c), and their sub-group is the block's X
+ * dimension, no warp: 32, as the host's warpSize says. */
+#define cls_warp_size() 32u
+#elif defined(__opencl_c_subgroups) || defined(cl_khr_subgroups)
 /* A sub-group of one work-item (PoCL 5's CPU device) is no warp: 32, as
  * for devices without sub-groups and as the host's warpSize says. */
 #define cls_warp_size()                                                        \

@@ -281,8 +281,8 @@ typedef struct clsDeviceProp {
   size_t bufferArgAlign;              /* With bufferMemory: the bytes of
                                          CL_DEVICE_MEM_BASE_ADDR_ALIGN, which a
                                          pointer's offset must be a multiple of
-                                         only for a kernel whose parameter list
-                                         comes from a macro (any offset works
+                                         only beyond a kernel's 62nd pointer
+                                         parameter (any offset works
                                          elsewhere).  1 otherwise. */
   int timerIsHostClock;               /* 1 when the device's profiling clock
                                          was found at start-up to be a host

@@ -466,6 +466,21 @@ static void all_ahead(cls__clock_sample *s, int c) {
   }
 }
 
+/* The warp-size workaround (facts.h, cls__facts_warp_const): PoCL 4.0 to
+ * 6.x with sub-groups only. */
+START_TEST(warp_const_by_version) {
+  const char *v5 = "OpenCL 3.0 PoCL 5.0+debian  Linux, None+Asserts, RELOC";
+  ck_assert_int_eq(cls__facts_warp_const(v5, 1), 1);
+  ck_assert_int_eq(cls__facts_warp_const(v5, 0), 0);
+  ck_assert_int_eq(cls__facts_warp_const("OpenCL 3.0 PoCL 4.0", 1), 1);
+  ck_assert_int_eq(cls__facts_warp_const("OpenCL 3.0 PoCL 6.0-pre", 1), 1);
+  ck_assert_int_eq(cls__facts_warp_const("OpenCL 3.0 PoCL 3.1+debian", 1), 0);
+  ck_assert_int_eq(cls__facts_warp_const("OpenCL 3.0 PoCL 7.0", 1), 0);
+  ck_assert_int_eq(cls__facts_warp_const("OpenCL 3.0 CUDA 13.0.88", 1), 0);
+  ck_assert_int_eq(cls__facts_warp_const(NULL, 1), 0);
+}
+END_TEST
+
 START_TEST(host_clock_only_one_fits) {
   cls__clock_sample s[NCLOCKS * NSAMPLES] = {{0}};
   for (int c = 0; c < NCLOCKS; ++c) all_ahead(s, c);
@@ -543,6 +558,7 @@ int main(void) {
   tcase_add_test(tc, simulator_ranks_last);
   tcase_add_test(tc, env_device_bad_name);
   tcase_add_test(tc, env_device_bad_index);
+  tcase_add_test(tc, warp_const_by_version);
   tcase_add_test(tc, host_clock_only_one_fits);
   tcase_add_test(tc, host_clock_none_fits);
   tcase_add_test(tc, host_clock_two_fit_gives_none);

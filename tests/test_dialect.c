@@ -70,6 +70,40 @@ START_TEST(warp_size) {
 }
 END_TEST
 
+/* Issue 35's kernel shape (tests/kernels/dialect.cl, warp_loop_sum): a
+ * 32-work-item block, a body CLS_LOCAL array, a barrier in a loop from
+ * cls_warp_size() / 2 down.  PoCL 5.0 crashed the process on it (the
+ * loop bound read the sub-group size, which PoCL 4 to 6 do not know is
+ * uniform); clstream makes cls_warp_size() a constant there (facts.c,
+ * warp_const).  The sum must be right on every set-up. */
+START_TEST(warp_loop_reduction) {
+  clsModule_t m;
+  clsError_t r = clsModuleLoadData(&m, cls_kernel_dialect, NULL);
+  ck_assert_msg(r == clsSuccess, "%s\n%s", clsGetErrorName(r),
+                clsGetLastBuildLog());
+  clsFunction_t f;
+  CK_OK(clsModuleGetFunction(&f, m, "warp_loop_sum"));
+  int h[32], want = 0;
+  for (int i = 0; i < 32; i++) want += h[i] = 3 * i + 1;
+  int *in = dev_ints(32), *out = dev_ints(1);
+  dev_put(in, h, 32);
+  void *args[] = {&in, &out};
+  CK_OK(clsLaunchKernel(f, one, (clsDim3){32, 1, 1}, args, 0, NULL));
+  int got = -1;
+  CK_OK(clsMemcpy(&got, out, sizeof got, clsMemcpyDeviceToHost));
+  CK_OK(clsDeviceSynchronize());
+  /* The loop adds cls_warp_size() elements: all 32 where it is 32. */
+  int dev;
+  clsDeviceProp p;
+  CK_OK(clsGetDevice(&dev));
+  CK_OK(clsGetDeviceProperties(&p, dev));
+  if (p.warpSize == 32) ck_assert_int_eq(got, want);
+  CK_OK(clsFree(in));
+  CK_OK(clsFree(out));
+  CK_OK(clsModuleUnload(m));
+}
+END_TEST
+
 static const char clock_src[] =
     "CLS_KERNEL void tick(CLS_GLOBAL ulong *out, ulong cycles) {\n"
     "  if (cls_global_id(0) != 0) return;\n"
@@ -130,6 +164,7 @@ int main(void) {
   TCase *tc = tcase_timed("dialect", 120);
   tcase_add_test(tc, size_t_parameters);
   tcase_add_test(tc, warp_size);
+  tcase_add_test(tc, warp_loop_reduction);
   tcase_add_test(tc, clock64);
   suite_add_tcase(s, tc);
   return run_suite(s);

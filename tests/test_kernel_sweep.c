@@ -24,7 +24,10 @@
  *
  * Each kernel of a built module (found by scanning the source, with a
  * small preprocessor, for CLS_KERNEL [attributes] void NAME(params), where
- * the attributes and the parameter list may be behind macros) is launched with
+ * the attributes and the parameter list may be behind macros; a source
+ * with function-like macros is read after the host C compiler's
+ * preprocessor, so that HIP-style templates such as VECTOR_ADD(T) are
+ * found) is launched with
  * a grid of one block of one thread, then with a block of 64 threads where the
  * device allows it (a kernel with a reqd_work_group_size gets only that block),
  * each followed by clsDeviceSynchronize.  Pointer parameters get separate
@@ -625,6 +628,71 @@ static int find_reqd(const pp_names *d, const char *s, size_t len,
   return 0;
 }
 
+/* Whether the source defines a function-like macro ("#define NAME(").  */
+static int has_function_macro(const char *s) {
+  for (const char *p = s; (p = strstr(p, "define"));) {
+    const char *q = p;
+    while (q > s && (q[-1] == ' ' || q[-1] == '\t')) --q;
+    p += 6;
+    if (q == s || q[-1] != '#' || !isspace((unsigned char)*p)) continue;
+    const char *n = skip_blank(p, p + strlen(p));
+    const char *e = ident_end(n, n + strlen(n));
+    if (e > n && *e == '(') return 1;
+  }
+  return 0;
+}
+
+/* The module after the host C compiler's preprocessor (CLS_SWEEP_CPP -E
+ * -P: an implementation independent of the library's own), with the
+ * backend's compiler's names and the -D options of `options` defined and
+ * the prelude's names (CLS_KERNEL, CLS_GLOBAL, ...) left as they are, so
+ * that kernels whose names and parameter lists function-like macros build
+ * (HIP's templates) are found; NULL where that preprocessor fails. */
+static char *host_preprocessed(const char *module, const char *options,
+                               int cuda) {
+  char path[] = "/tmp/cls_sweep_XXXXXX";
+  int fd = mkstemp(path);
+  if (fd < 0) return NULL;
+  FILE *f = fdopen(fd, "w");
+  if (!f) {
+    close(fd);
+    unlink(path);
+    return NULL;
+  }
+  fputs(module, f);
+  fclose(f);
+  strbuf cmd = {0};
+  const char *c = CLS_SWEEP_CPP " -E -P -x c -undef ";
+  sb_puts(&cmd, c, strlen(c));
+  c = cuda ? "-D__CUDACC_RTC__=1 "
+           : "-D__OPENCL_VERSION__=120 -D__OPENCL_C_VERSION__=120 ";
+  sb_puts(&cmd, c, strlen(c));
+  for (const char *o = options; o && (o = strstr(o, "-D"));) {
+    const char *e = o;
+    while (*e && !isspace((unsigned char)*e)) ++e;
+    sb_putc(&cmd, '\'');
+    sb_puts(&cmd, o, (size_t)(e - o));
+    sb_puts(&cmd, "' ", 2);
+    o = e;
+  }
+  sb_puts(&cmd, path, strlen(path));
+  sb_puts(&cmd, " 2>/dev/null", 12);
+  FILE *in = popen(cmd.s, "r");
+  strbuf out = {0};
+  if (in) {
+    int ch;
+    while ((ch = fgetc(in)) != EOF) sb_putc(&out, (char)ch);
+  }
+  int rc = in ? pclose(in) : -1;
+  unlink(path);
+  free(cmd.s);
+  if (rc != 0 || !out.s) {
+    free(out.s);
+    return NULL;
+  }
+  return out.s;
+}
+
 /* Scans a module source for kernel definitions:
  *   CLS_KERNEL [__attribute__((...)) or ATTRIBUTE_MACRO]... void NAME (
  *   params ) {
@@ -634,7 +702,11 @@ static void scan_kernels(const char *module, const char *options, int cuda,
                          kernel_list *out) {
   memset(out, 0, sizeof *out);
   pp_names d = {.n = 0, .cuda = cuda};
-  char *code = active_code(module, options, &d);
+  char *pre = has_function_macro(module)
+                  ? host_preprocessed(module, options, cuda)
+                  : NULL;
+  char *code = active_code(pre ? pre : module, options, &d);
+  free(pre);
   for (const char *p = code; (p = strstr(p, "CLS_KERNEL"));) {
     const char *start = p;
     p += 10;

@@ -310,12 +310,7 @@ int main(int argc, char **argv) {
     printf("  %-22s %s\n", "device memory:",
            p->bufferMemory ? "OpenCL buffers (reserved addresses)"
                            : "coarse-grained SVM");
-    if (p->bufferMemory)
-      printf("  %-22s any (multiples of %zu bytes for a kernel whose "
-             "parameter list comes from a macro)\n",
-             "kernel ptr offsets:", p->bufferArgAlign);
-    else
-      printf("  %-22s any\n", "kernel ptr offsets:");
+    printf("  %-22s any\n", "kernel ptr offsets:");
     if (p->simulator)
       printf("  %-22s yes (listed last; never the default over a real "
              "device)\n",

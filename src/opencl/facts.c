@@ -84,6 +84,15 @@
  *   in pocl_release_dlhandle_cache (read from the platform's version;
  *   docs/repro/pocl5_dlhandle.c).  CLSTREAM_KERNEL_CACHE_GUARD=0 or 1
  *   forces it off or on, so that CI on PoCL 3.1 runs it too.
+ * - warp_const: modules are built with -DCLS__WARP_CONST=1, which makes
+ *   the prelude's cls_warp_size() the constant 32 instead of its
+ *   sub-group spelling, on PoCL 4.0 to 6.x where the compiler has
+ *   sub-groups (read from the platform's version): those drivers treat a
+ *   barrier loop bounded by the sub-group size as divergent, and PoCL 5.0
+ *   crashed on issue 35's reduction (cls__facts_warp_const, facts.h;
+ *   docs/repro/pocl5_local_reduce.c).  On PoCL's CPU devices a sub-group
+ *   is the block's X dimension, not a warp: 32 is also what
+ *   clsDeviceProp.warpSize says.
  * - no_timestamps: decided when the device is opened, by the start-up
  *   timestamp check (open.c measures, cls__facts_open decides): a 4 MiB fill
  * that takes no time, or a profiling resolution of 0 (rusticl: timestamps of 2
@@ -275,6 +284,22 @@ static int cls__pocl_cache_bug(cl_platform_id p) {
   return major == 4 || major == 5;
 }
 
+/* Whether the device's compiler has sub-groups (the prelude's
+ * cls_warp_size() then reads the sub-group size). */
+static int cls__has_subgroups(cl_device_id id) {
+  size_t n = 0;
+  if (clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, 0, NULL, &n) != CL_SUCCESS ||
+      !n)
+    return 0;
+  char *ext = malloc(n + 1);
+  int has =
+      ext &&
+      clGetDeviceInfo(id, CL_DEVICE_EXTENSIONS, n, ext, NULL) == CL_SUCCESS &&
+      (ext[n] = '\0', strstr(ext, "cl_khr_subgroups") != NULL);
+  free(ext);
+  return has;
+}
+
 void cls__facts_read(cls__ocl_device *d) {
   cls__ocl_facts *f = &d->facts;
   f->version = cls__facts_version(d->plat->id, d->id);
@@ -302,6 +327,11 @@ void cls__facts_read(cls__ocl_device *d) {
   f->kc_guard = kg && (*kg == '0' || *kg == '1')
                     ? *kg == '1'
                     : cls__pocl_cache_bug(d->plat->id);
+  char pv[256] = "";
+  if (clGetPlatformInfo(d->plat->id, CL_PLATFORM_VERSION, sizeof pv - 1, pv,
+                        NULL) != CL_SUCCESS)
+    pv[0] = '\0';
+  f->warp_const = cls__facts_warp_const(pv, cls__has_subgroups(d->id));
   cl_uint bits = 0;
   if (clGetDeviceInfo(d->id, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits, &bits,
                       NULL) != CL_SUCCESS ||

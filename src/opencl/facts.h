@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 
 /* One look at a candidate host clock: an idle marker enqueued between two
  * readings of that clock, and the marker's profiling stamps (ns). */
@@ -69,6 +71,21 @@ typedef struct cls__timing_seen {
  * or a large fill that took no time says they cannot. */
 static inline int cls__facts_can_time(size_t timer_res_ns, int fill_timed) {
   return timer_res_ns != 0 && fill_timed;
+}
+
+/* Whether a platform whose CL_PLATFORM_VERSION is `version`, on a device
+ * whose compiler has sub-groups, miscompiles a barrier in a loop whose
+ * trip count comes from the sub-group size (cls_warp_size()): PoCL 4.0
+ * to 6.x, whose uniformity analysis does not know the sub-group size is
+ * uniform (PoCL's commit 14de379, first in 7.0, adds it; PoCL 3.1 has no
+ * sub-groups).  Issue 35 met the crash on PoCL 5.0;
+ * docs/repro/pocl5_local_reduce.c. */
+static inline int cls__facts_warp_const(const char *version,
+                                        int has_subgroups) {
+  const char *at = version ? strstr(version, "PoCL ") : NULL;
+  int major = 0;
+  if (!has_subgroups || !at || sscanf(at, "PoCL %d", &major) != 1) return 0;
+  return major >= 4 && major <= 6;
 }
 
 #endif /* CLS_OPENCL_FACTS_H */

@@ -239,7 +239,14 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     f->static_local = lm;
   cls__kernel_param *src = NULL;
   char why[160] = "";
-  if (m->source && nargs) {
+  /* The driver's answer where it gives one (kernel_sig.c reads the source
+   * otherwise). */
+  int from_src = !m->arg_info;
+  cls__kernel_param probe;
+  if (!from_src && nargs &&
+      cls__driver_param(k, 0, &probe) == CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
+    from_src = 2;
+  if (from_src && nargs) {
     src = calloc(nargs, sizeof *src);
     if (!src) {
       cls__ocl_function_free(f);
@@ -258,12 +265,15 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
       src = NULL;
       f->bad = 0;
       const char *fmt = "kernel '%s': the driver gives no parameter types "
-                        "for this module (it was built without "
-                        "-cl-kernel-arg-info) and they could not be read "
+                        "for this module (%s) and they could not be read "
                         "from the source: %s";
-      int n = snprintf(NULL, 0, fmt, name, why);
+      const char *cause = from_src == 2
+                              ? "it answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE"
+                              : "it was built without -cl-kernel-arg-info";
+      int n = snprintf(NULL, 0, fmt, name, cause, why);
       f->bad_msg = n > 0 ? malloc((size_t)n + 1) : NULL;
-      if (f->bad_msg) snprintf(f->bad_msg, (size_t)n + 1, fmt, name, why);
+      if (f->bad_msg)
+        snprintf(f->bad_msg, (size_t)n + 1, fmt, name, cause, why);
     }
   }
   cl_int herr = cls__hidden(m, &m->rw, f, name);
@@ -272,7 +282,7 @@ clsError_t cls__b_module_function(cls__bmodule *m, const char *name,
     free(src);
     return cls__ocl_error(herr, "clSetKernelArg (the module's globals)");
   }
-  for (cl_uint i = 0; i < f->nuser && (src || !m->source); i++) {
+  for (cl_uint i = 0; i < f->nuser && (src || !from_src); i++) {
     cls__kernel_param driver;
     const cls__kernel_param *pi = src ? &src[i] : &driver;
     if (!src) {

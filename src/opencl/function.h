@@ -127,10 +127,13 @@ struct cls__bmodule {
   cl_program prog;
   pthread_mutex_t lock; /* guards fns */
   struct cls__bfunction *fns;
-  /* Built without -cl-kernel-arg-info: the source and options, from which
-   * parameter types are read (NULL when the driver gives them). */
+  /* The source as built and its options, from which parameter types are
+   * read where the driver gives none: the module was built without
+   * -cl-kernel-arg-info (arg_info 0), or the driver answers
+   * CL_KERNEL_ARG_INFO_NOT_AVAILABLE. */
   char *source;
   char *options;
+  int arg_info;
   /* What the rewrite found (kernel_rw.c; rw.source is not kept): the
    * measured sizes of by-value structs, and the globals, which live in
    * `gstore` (device memory of gbytes bytes, or NULL). */

@@ -1,10 +1,12 @@
 /*
- * OpenCL backend: the small C preprocessor that kernel_sig.c runs over a
- * program before it reads kernel parameter lists: comments, line
- * continuations, object-like #define and #undef, -D/-U build options, and
+ * OpenCL backend: the C preprocessor that kernel_sig.c and kernel_rw.c
+ * run over a program before they read kernel parameter lists: comments,
+ * line continuations, #define (object-like and function-like macros, whose
+ * expansion is kernel_macro.c's) and #undef, -D/-U build options, and
  * #if/#ifdef/#ifndef/#elif/#else/#endif with C's integer expressions and
  * defined().  #include is not followed (OpenCL C programs built from one
- * string have no headers to include).  Calls no driver, takes no lock.
+ * string have no headers to include); #pragma, #line and the rest are
+ * passed over.  Calls no driver, takes no lock.
  */
 #include "kernel_pp.h"
 
@@ -22,9 +24,7 @@ int cls__tok_eq(cls__tok t, const char *w) {
   return strlen(w) == t.n && memcmp(t.s, w, t.n) == 0;
 }
 
-/* Skips white space, comments and line continuations in [p, end); stops at
- * a newline when `stop_nl`.  Returns the new position. */
-static const char *cls__skip(const char *p, const char *end, int stop_nl) {
+const char *cls__pp_skip(const char *p, const char *end, int stop_nl) {
   while (p < end) {
     if (*p == '\\' && p + 1 < end && (p[1] == '\n' || p[1] == '\r')) {
       p += p[1] == '\r' && p + 2 < end && p[2] == '\n' ? 3 : 2;
@@ -46,11 +46,13 @@ static const char *cls__skip(const char *p, const char *end, int stop_nl) {
   return p;
 }
 
-/* Reads one token at p (after cls__skip); returns the position after it. */
-static const char *cls__lex(const char *p, const char *end, cls__tok *t) {
-  static const char *const two[] = {
-      "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "##", "->"};
-  t->s = p;
+const char *cls__pp_lex(const char *p, const char *end, cls__tok *t) {
+  /* C's punctuators of more than one character, longest first, so that
+   * a token joined again with spaces (kernel_edit.c) reads the same. */
+  static const char *const multi[] = {
+      "<<=", ">>=", "...", "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "##",
+      "->",  "++",  "--",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="};
+  *t = (cls__tok){p, 0, 0, 0};
   if (cls__ident_start((unsigned char)*p)) {
     while (p < end && cls__ident_char((unsigned char)*p)) p++;
   } else if (isdigit((unsigned char)*p) ||
@@ -63,90 +65,50 @@ static const char *cls__lex(const char *p, const char *end, cls__tok *t) {
       p += *p == '\\' && p + 1 < end ? 2 : 1;
     if (p < end && *p == q) p++;
   } else {
-    p++;
-    for (size_t i = 0; i < sizeof two / sizeof two[0]; i++)
-      if (p < end && t->s[0] == two[i][0] && *p == two[i][1]) {
-        p++;
+    size_t len = 1;
+    for (size_t i = 0; i < sizeof multi / sizeof multi[0]; i++) {
+      size_t k = strlen(multi[i]);
+      if ((size_t)(end - p) >= k && memcmp(p, multi[i], k) == 0) {
+        len = k;
         break;
       }
+    }
+    p += len;
   }
   t->n = (unsigned)(p - t->s);
   return p;
 }
 
-/* ---- Macros -------------------------------------------------------------- */
-
-static cls__macro *cls__find_macro(cls__pp *pp, cls__tok name) {
-  for (size_t i = pp->nmacros; i-- > 0;)
-    if (pp->macros[i].name.n == name.n &&
-        memcmp(pp->macros[i].name.s, name.s, name.n) == 0)
-      return &pp->macros[i];
-  return NULL;
-}
-
-static void cls__undef(cls__pp *pp, cls__tok name) {
-  cls__macro *m = cls__find_macro(pp, name);
-  if (m) *m = pp->macros[--pp->nmacros];
-}
-
-static void cls__define(cls__pp *pp, cls__tok name, const char *body,
-                        size_t blen, int function_like) {
-  cls__undef(pp, name);
-  if (pp->nmacros == pp->capmacros) {
-    size_t cap = pp->capmacros ? pp->capmacros * 2 : 64;
-    cls__macro *m = realloc(pp->macros, cap * sizeof *m);
-    if (!m) {
-      pp->oom = 1;
-      return;
-    }
-    pp->macros = m;
-    pp->capmacros = cap;
-  }
-  pp->macros[pp->nmacros++] = (cls__macro){name, body, blen, function_like};
-}
-
-/* Macros that expand into ever more tokens are cut off here. */
-
-static void cls__push(cls__pp *pp, cls__tok t) {
-  if (pp->ntoks >= CLS__MAX_TOKENS) {
-    pp->oom = 1;
-    return;
-  }
-  if (pp->ntoks == pp->captoks) {
-    size_t cap = pp->captoks ? pp->captoks * 2 : 1024;
-    cls__tok *n = realloc(pp->toks, cap * sizeof *n);
-    if (!n) {
-      pp->oom = 1;
-      return;
-    }
-    pp->toks = n;
-    pp->captoks = cap;
-  }
-  pp->toks[pp->ntoks++] = t;
-}
-
-/* Appends the tokens of [p, end) to *out (pp->toks when out is NULL),
- * expanding object-like macros (a macro is not expanded inside its own
- * expansion).  `active` holds the macros being expanded. */
-#define CLS__MAX_DEPTH 32
-static void cls__expand(cls__pp *pp, const char *p, const char *end,
-                        const cls__macro **active, int depth) {
+/* Lexes [p, end) (one logical line or more) onto v; returns end. */
+static void cls__lex_into(cls__pp *pp, cls__wtv *v, const char *p,
+                          const char *end, int stop_nl) {
   for (;;) {
-    p = cls__skip(p, end, 0);
-    if (p >= end || pp->oom) return;
-    cls__tok t;
-    p = cls__lex(p, end, &t);
-    cls__macro *m =
-        cls__ident_start((unsigned char)t.s[0]) ? cls__find_macro(pp, t) : NULL;
-    int busy = 0;
-    for (int i = 0; m && i < depth; i++) busy |= active[i] == m;
-    if (!m || busy || m->function_like || depth >= CLS__MAX_DEPTH) {
-      t.expanded = depth > 0;
-      cls__push(pp, t);
-      continue;
+    const char *q = cls__pp_skip(p, end, stop_nl);
+    if (q >= end || *q == '\n' || pp->oom) return;
+    cls__wt w = {{0}, NULL, q != p};
+    p = cls__pp_lex(q, end, &w.t);
+    cls__wt_push(pp, v, w);
+  }
+}
+
+/* Appends v's tokens to pp->toks. */
+static void cls__emit(cls__pp *pp, const cls__wtv *v) {
+  for (size_t i = 0; i < v->n && !pp->oom; i++) {
+    if (pp->ntoks >= CLS__MAX_TOKENS) {
+      pp->oom = 1;
+      return;
     }
-    active[depth] = m;
-    cls__expand(pp, m->body, m->body + m->blen, active, depth + 1);
+    if (pp->ntoks == pp->captoks) {
+      size_t cap = pp->captoks ? pp->captoks * 2 : 1024;
+      cls__tok *n = realloc(pp->toks, cap * sizeof *n);
+      if (!n) {
+        pp->oom = 1;
+        return;
+      }
+      pp->toks = n;
+      pp->captoks = cap;
+    }
+    pp->toks[pp->ntoks++] = v->v[i].t;
   }
 }
 
@@ -161,7 +123,7 @@ typedef struct cls__expr {
 static long long cls__cond(cls__expr *x);
 
 static cls__tok cls__peek(cls__expr *x) {
-  static const cls__tok none = {"", 0, 0};
+  static const cls__tok none = {"", 0, 0, 0};
   return x->i < x->n ? x->t[x->i] : none;
 }
 
@@ -277,34 +239,37 @@ static long long cls__cond(cls__expr *x) {
 /* Evaluates the #if expression in [p, end): defined X and defined(X)
  * first, then macro expansion, then the arithmetic. */
 static int cls__eval(cls__pp *pp, const char *p, const char *end) {
-  /* Resolve defined() into "1"/"0" tokens, keeping the rest as text
-   * positions for expansion. */
-  size_t mark = pp->ntoks;
-  for (;;) {
-    p = cls__skip(p, end, 0);
-    if (p >= end || pp->oom) break;
-    cls__tok t;
-    const char *q = cls__lex(p, end, &t);
-    if (cls__tok_eq(t, "defined")) {
-      q = cls__skip(q, end, 0);
-      int paren = q < end && *q == '(';
-      if (paren) q = cls__skip(q + 1, end, 0);
-      cls__tok name = {"", 0, 0};
-      if (q < end) q = cls__lex(q, end, &name);
-      if (paren) {
-        q = cls__skip(q, end, 0);
-        if (q < end && *q == ')') q++;
-      }
-      cls__push(pp, (cls__tok){cls__find_macro(pp, name) ? "1" : "0", 1, 0});
-    } else {
-      const cls__macro *active[CLS__MAX_DEPTH];
-      cls__expand(pp, p, q, active, 0);
+  cls__wtv line = {0}, in = {0}, out = {0};
+  cls__lex_into(pp, &line, p, end, 1);
+  for (size_t i = 0; i < line.n; i++) {
+    if (!cls__tok_eq(line.v[i].t, "defined")) {
+      cls__wt_push(pp, &in, line.v[i]);
+      continue;
     }
-    p = q;
+    size_t j = i + 1;
+    int paren = j < line.n && cls__tok_eq(line.v[j].t, "(");
+    j += (size_t)paren;
+    cls__tok name = j < line.n ? line.v[j].t : (cls__tok){"", 0, 0, 0};
+    i = j + (size_t)(paren && j + 1 < line.n);
+    int def = cls__find_macro(pp, name) != NULL;
+    cls__wt_push(pp, &in, (cls__wt){{def ? "1" : "0", 1, 0, 0}, NULL, 1});
   }
-  cls__expr x = {pp->toks + mark, 0, pp->ntoks - mark, 0};
-  long long v = pp->oom ? 0 : cls__cond(&x);
-  pp->ntoks = mark;
+  pp->no_spans = 1;
+  cls__expand(pp, in.v, in.n, &out);
+  pp->no_spans = 0;
+  cls__tok *t = malloc((out.n + 1) * sizeof *t);
+  long long v = 0;
+  if (t && !pp->oom) {
+    for (size_t i = 0; i < out.n; i++) t[i] = out.v[i].t;
+    cls__expr x = {t, 0, out.n, 0};
+    v = cls__cond(&x);
+  } else {
+    pp->oom = 1;
+  }
+  free(t);
+  free(line.v);
+  free(in.v);
+  free(out.v);
   return v != 0;
 }
 
@@ -314,11 +279,18 @@ static int cls__eval(cls__pp *pp, const char *p, const char *end) {
  * must outlive the preprocessor. */
 void cls__define_option(cls__pp *pp, const char *s, size_t n) {
   const char *eq = memchr(s, '=', n);
-  cls__tok name = {s, (unsigned)(eq ? (size_t)(eq - s) : n), 0};
+  const char *nend = eq ? eq : s + n;
+  /* -D'NAME(params)=body': a function-like macro. */
+  const char *paren = memchr(s, '(', (size_t)(nend - s));
+  cls__tok name = {s, (unsigned)((paren ? paren : nend) - s), 0, 0};
+  cls__wtv v = {0};
+  if (paren) cls__lex_into(pp, &v, paren, nend, 0);
   if (eq)
-    cls__define(pp, name, eq + 1, n - (size_t)(eq + 1 - s), 0);
+    cls__lex_into(pp, &v, eq + 1, s + n, 0);
   else
-    cls__define(pp, name, "1", 1, 0);
+    cls__wt_push(pp, &v, (cls__wt){{"1", 1, 0, 0}, NULL, 0});
+  cls__define_toks(pp, name, paren != NULL, v.v, v.n);
+  free(v.v);
 }
 
 /* Reads the -D and -U options of a build option string. */
@@ -339,109 +311,104 @@ void cls__options(cls__pp *pp, const char *o) {
     if (def)
       cls__define_option(pp, a, (size_t)(o - a));
     else
-      cls__undef(pp, (cls__tok){a, (unsigned)(o - a), 0});
+      cls__undef(pp, (cls__tok){a, (unsigned)(o - a), 0, 0});
+  }
+}
+
+/* Expands the code gathered in *code onto pp->toks and empties it. */
+static void cls__flush(cls__pp *pp, cls__wtv *code) {
+  cls__wtv out = {0};
+  cls__expand(pp, code->v, code->n, &out);
+  cls__emit(pp, &out);
+  free(out.v);
+  code->n = 0;
+}
+
+/* Handles the directive d whose line's rest is [rest, eol). */
+static void cls__directive(cls__pp *pp, cls__tok d, const char *rest,
+                           const char *eol, unsigned char *stack, int *depth,
+                           int *live) {
+  /* Conditional groups: each level is live (its branch is taken), or
+   * dead, remembering whether an earlier branch was taken. */
+  enum { LIVE = 1, TAKEN = 2, PARENT_LIVE = 4, MAXD = 64 };
+  if (cls__tok_eq(d, "if") || cls__tok_eq(d, "ifdef") ||
+      cls__tok_eq(d, "ifndef")) {
+    int v = 0;
+    if (*live) {
+      if (cls__tok_eq(d, "if")) {
+        v = cls__eval(pp, rest, eol);
+      } else {
+        cls__tok name = {"", 0, 0, 0};
+        if (rest < eol) cls__pp_lex(rest, eol, &name);
+        v = (cls__find_macro(pp, name) != NULL) == cls__tok_eq(d, "ifdef");
+      }
+    }
+    if (*depth < MAXD)
+      stack[*depth] =
+          (unsigned char)((*live ? PARENT_LIVE : 0) | (v ? LIVE | TAKEN : 0));
+    ++*depth;
+    *live = *live && v;
+  } else if (cls__tok_eq(d, "elif") || cls__tok_eq(d, "else")) {
+    if (*depth > 0 && *depth <= MAXD) {
+      unsigned char *s = &stack[*depth - 1];
+      int v = 0;
+      if ((*s & PARENT_LIVE) && !(*s & TAKEN))
+        v = cls__tok_eq(d, "else") ? 1 : cls__eval(pp, rest, eol);
+      *s = (unsigned char)((*s & (PARENT_LIVE | TAKEN)) |
+                           (v ? LIVE | TAKEN : 0));
+      *live = v;
+    }
+  } else if (cls__tok_eq(d, "endif")) {
+    if (*depth > 0) {
+      --*depth;
+      if (*depth < MAXD) *live = (stack[*depth] & PARENT_LIVE) != 0;
+    }
+  } else if (*live && cls__tok_eq(d, "define") && rest < eol) {
+    cls__tok name;
+    const char *b = cls__pp_lex(rest, eol, &name);
+    int fn = b < eol && *b == '('; /* no space before the '(' */
+    cls__wtv v = {0};
+    cls__lex_into(pp, &v, b, eol, 1);
+    if (cls__ident_start((unsigned char)name.s[0]))
+      cls__define_toks(pp, name, fn, v.v, v.n);
+    free(v.v);
+  } else if (*live && cls__tok_eq(d, "undef") && rest < eol) {
+    cls__tok name;
+    cls__pp_lex(rest, eol, &name);
+    cls__undef(pp, name);
   }
 }
 
 /* Runs the preprocessor over `src`: pp->toks gets the active code. */
 void cls__preprocess(cls__pp *pp, const char *src) {
   const char *p = src, *end = src + strlen(src);
-  /* Conditional groups: each level is live (its branch is taken), or
-   * dead, remembering whether an earlier branch was taken. */
-  enum { LIVE = 1, TAKEN = 2, PARENT_LIVE = 4 };
   unsigned char stack[64];
-  int depth = 0;
-  int live = 1;
-  int line_start = 1;
+  int depth = 0, live = 1;
+  cls__wtv code = {0}; /* lines of code since the last directive */
   while (p < end && !pp->oom) {
-    p = cls__skip(p, end, 1);
-    if (p >= end) break;
-    if (*p == '\n') {
-      p++;
-      line_start = 1;
-      continue;
-    }
-    if (*p == '#' && line_start) {
-      const char *q = cls__skip(p + 1, end, 1);
-      cls__tok d = {"", 0, 0};
-      if (q < end && *q != '\n') q = cls__lex(q, end, &d);
-      /* The rest of the directive's line. */
-      const char *rest = cls__skip(q, end, 1), *eol = rest;
-      while (eol < end && *eol != '\n') {
-        const char *n = cls__skip(eol, end, 1);
-        if (n == eol)
-          eol++;
-        else
-          eol = n;
-      }
-      if (cls__tok_eq(d, "if") || cls__tok_eq(d, "ifdef") ||
-          cls__tok_eq(d, "ifndef")) {
-        int v = 0;
-        if (live) {
-          if (cls__tok_eq(d, "if")) {
-            v = cls__eval(pp, rest, eol);
-          } else {
-            cls__tok name = {"", 0, 0};
-            if (rest < eol) cls__lex(rest, eol, &name);
-            v = (cls__find_macro(pp, name) != NULL) == cls__tok_eq(d, "ifdef");
-          }
-        }
-        if (depth < (int)sizeof stack)
-          stack[depth] = (unsigned char)((live ? PARENT_LIVE : 0) |
-                                         (v ? LIVE | TAKEN : 0));
-        depth++;
-        live = live && v;
-      } else if (cls__tok_eq(d, "elif") || cls__tok_eq(d, "else")) {
-        if (depth > 0 && depth <= (int)sizeof stack) {
-          unsigned char *s = &stack[depth - 1];
-          int v = 0;
-          if ((*s & PARENT_LIVE) && !(*s & TAKEN))
-            v = cls__tok_eq(d, "else") ? 1 : cls__eval(pp, rest, eol);
-          *s = (unsigned char)((*s & (PARENT_LIVE | TAKEN)) |
-                               (v ? LIVE | TAKEN : 0));
-          live = v;
-        }
-      } else if (cls__tok_eq(d, "endif")) {
-        if (depth > 0) {
-          depth--;
-          live = depth < (int)sizeof stack ? (stack[depth] & PARENT_LIVE) != 0
-                                           : live;
-        }
-      } else if (live && cls__tok_eq(d, "define") && rest < eol) {
-        cls__tok name;
-        const char *b = cls__lex(rest, eol, &name);
-        int fn = b < eol && *b == '(';
-        if (fn) { /* skip the parameter list */
-          while (b < eol && *b != ')') b++;
-          if (b < eol) b++;
-        }
-        b = cls__skip(b, eol, 1);
-        if (cls__ident_start((unsigned char)name.s[0]))
-          cls__define(pp, name, b, (size_t)(eol - b), fn);
-      } else if (live && cls__tok_eq(d, "undef") && rest < eol) {
-        cls__tok name;
-        cls__lex(rest, eol, &name);
-        cls__undef(pp, name);
-      }
-      p = eol;
-      continue;
-    }
-    line_start = 0;
-    /* One line of code at a time, so that directives are seen. */
-    const char *eol = p;
+    /* p is at a line's start. */
+    const char *q = cls__pp_skip(p, end, 1);
+    const char *eol = q;
     while (eol < end && *eol != '\n') {
-      const char *n = cls__skip(eol, end, 1);
+      const char *n = cls__pp_skip(eol, end, 1);
       if (n != eol) {
         eol = n;
         continue;
       }
       cls__tok t;
-      eol = cls__lex(eol, end, &t);
+      eol = cls__pp_lex(eol, end, &t);
     }
-    if (live) {
-      const cls__macro *active[CLS__MAX_DEPTH];
-      cls__expand(pp, p, eol, active, 0);
+    if (q < eol && *q == '#') {
+      cls__flush(pp, &code);
+      const char *r = cls__pp_skip(q + 1, eol, 1);
+      cls__tok d = {"", 0, 0, 0};
+      if (r < eol) r = cls__pp_lex(r, eol, &d);
+      cls__directive(pp, d, cls__pp_skip(r, eol, 1), eol, stack, &depth, &live);
+    } else if (live) {
+      cls__lex_into(pp, &code, q, eol, 1);
     }
-    p = eol;
+    p = eol < end ? eol + 1 : end;
   }
+  cls__flush(pp, &code);
+  free(code.v);
 }

@@ -31,109 +31,25 @@
  *
  * Hidden parameters come after the user's, so that args[] maps to the
  * first parameters unchanged.  Insertions keep the user's line numbers
- * (a global's added lines are followed by #line).  A kernel whose
- * parameter list or braces come from a macro is left as it is.
+ * (a global's added lines are followed by #line).  The rewrite reads the
+ * preprocessed program (kernel_pp.c), so a kernel that a macro builds is
+ * rewritten too: an edit inside a macro's expansion replaces the
+ * invocation with the expansion, edited (kernel_edit.c).
  * Calls no driver, takes no lock.
  */
 #include "kernel_rw.h"
 
 #include "driver.h"
-#include "kernel_pp.h"
+#include "kernel_edit.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Growing strings and the edit list --------------------------------- */
-
-typedef struct cls__str {
-  char *s;
-  size_t n, cap;
-  int oom;
-} cls__str;
-
-static void cls__putf(cls__str *b, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int k = vsnprintf(NULL, 0, fmt, ap);
-  va_end(ap);
-  if (k < 0 || b->oom) return;
-  if (b->n + (size_t)k + 1 > b->cap) {
-    size_t cap = (b->n + (size_t)k + 1) * 2;
-    char *s = realloc(b->s, cap);
-    if (!s) {
-      b->oom = 1;
-      return;
-    }
-    b->s = s;
-    b->cap = cap;
-  }
-  va_start(ap, fmt);
-  vsnprintf(b->s + b->n, (size_t)k + 1, fmt, ap);
-  va_end(ap);
-  b->n += (size_t)k;
-}
 
 /* Appends the tokens [a, b) of pp, separated by spaces. */
 static void cls__put_toks(cls__str *s, const cls__pp *pp, size_t a, size_t b) {
   for (size_t i = a; i < b; i++)
     cls__putf(s, "%s%.*s", i > a ? " " : "", (int)pp->toks[i].n, pp->toks[i].s);
-}
-
-typedef struct cls__edit {
-  size_t pos, del; /* replace source[pos, pos + del) ... */
-  char *text;      /* ... with this (malloc'd) */
-  size_t seq;      /* order among edits at one position */
-} cls__edit;
-
-typedef struct cls__rwstate {
-  const char *src;
-  size_t len;
-  const char *user; /* the user's line 1 (after the prelude) */
-  cls__pp pp;
-  cls__edit *ed;
-  size_t ned, caped;
-  cls__str tail; /* the helper kernels' statements */
-  cls__str ginit;
-  cls__str prev_type; /* the last global's type name */
-  int globals;        /* the source declares globals */
-  int oom;
-} cls__rwstate;
-
-/* Whether token t stands in the source itself (not in a macro's
- * replacement), so that an edit can be placed at it. */
-static int cls__in_src(const cls__rwstate *st, cls__tok t) {
-  return !t.expanded && t.s >= st->src && t.s < st->src + st->len;
-}
-
-/* Adds an edit taking ownership of the string builder's text. */
-static void cls__edit_add(cls__rwstate *st, size_t pos, size_t del,
-                          cls__str *text) {
-  if (text->oom) st->oom = 1;
-  if (st->oom) {
-    free(text->s);
-    return;
-  }
-  if (st->ned == st->caped) {
-    size_t cap = st->caped ? st->caped * 2 : 16;
-    cls__edit *e = realloc(st->ed, cap * sizeof *e);
-    if (!e) {
-      st->oom = 1;
-      free(text->s);
-      return;
-    }
-    st->ed = e;
-    st->caped = cap;
-  }
-  st->ed[st->ned] = (cls__edit){pos, del, text->s, st->ned};
-  st->ned++;
-}
-
-static int cls__edit_cmp(const void *a, const void *b) {
-  const cls__edit *x = a, *y = b;
-  if (x->pos != y->pos) return x->pos < y->pos ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* ---- Kernels ------------------------------------------------------------- */
@@ -195,8 +111,6 @@ static size_t cls__rw_one_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
   size_t body = cls__skip_attr(pp, rp + 1);
   if (body >= pp->ntoks || !cls__tok_eq(pp->toks[body], "{")) return rp;
   size_t end = cls__match(pp, body, "{", "}");
-  int editable =
-      cls__in_src(st, pp->toks[rp]) && cls__in_src(st, pp->toks[body]);
   cls__str hidden = {0}, prologue = {0};
   int n = 0, nhid = 0, roles[CLS__RW_MAX_HIDDEN];
   size_t voidtok = 0;
@@ -238,17 +152,15 @@ static size_t cls__rw_one_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
       int space = p.aq == CL_KERNEL_ARG_ADDRESS_GLOBAL     ? 1
                   : p.aq == CL_KERNEL_ARG_ADDRESS_CONSTANT ? 2
                                                            : 0;
-      if (offsets && editable && space && ptr &&
-          p.acq == CL_KERNEL_ARG_ACCESS_NONE) {
+      if (offsets && space && ptr && p.acq == CL_KERNEL_ARG_ACCESS_NONE) {
         size_t nm = k;
         for (size_t j = a; j < k; j++)
           if (cls__tok_eq(pp->toks[j], p.name)) nm = j;
-        if (nm < k && cls__in_src(st, pp->toks[nm]) &&
-            nhid < CLS__RW_MAX_HIDDEN - 2) {
+        if (nm < k && nhid < CLS__RW_MAX_HIDDEN - 2) {
           roles[nhid++] = n;
           cls__str pre = {0};
           cls__putf(&pre, "cls__bp_");
-          cls__edit_add(st, (size_t)(pp->toks[nm].s - st->src), 0, &pre);
+          cls__edit_tok(st, nm, 0, 0, &pre);
           cls__putf(&hidden, ", ulong " CLS__RW_OFF "%d", n);
           cls__putf(&prologue,
                     " __typeof__(cls__bp_%s) %s = (__typeof__(cls__bp_%s))"
@@ -271,20 +183,20 @@ static size_t cls__rw_one_kernel(cls__rwstate *st, cls__rw *out, size_t lp,
       roles[nhid++] = CLS__RW_ROLE_DYN;
       break;
     }
-  if (editable && nhid) cls__rw_note(st, out, kname, n, roles, nhid);
-  if (editable && hidden.n) {
+  if (nhid) cls__rw_note(st, out, kname, n, roles, nhid);
+  if (hidden.n) {
     /* Drop the leading ", " where the kernel has no parameters. */
-    if (n == 0 && (voidtok == 0 || cls__in_src(st, pp->toks[voidtok]))) {
+    if (n == 0) {
       memmove(hidden.s, hidden.s + 2, hidden.n - 1);
       if (voidtok) {
         cls__str none = {0};
         cls__putf(&none, "%s", "");
-        cls__edit_add(st, (size_t)(pp->toks[voidtok].s - st->src), 4, &none);
+        cls__edit_tok(st, voidtok, 0, 1, &none);
       }
     }
-    cls__edit_add(st, (size_t)(pp->toks[rp].s - st->src), 0, &hidden);
+    cls__edit_tok(st, rp, 0, 0, &hidden);
     if (prologue.n)
-      cls__edit_add(st, (size_t)(pp->toks[body].s - st->src) + 1, 0, &prologue);
+      cls__edit_tok(st, body, 1, 0, &prologue);
     else
       free(prologue.s);
   } else {
@@ -389,35 +301,6 @@ static size_t cls__rw_one_global(cls__rwstate *st, cls__rw *out, size_t i,
 
 /* ---- The rewrite --------------------------------------------------------- */
 
-static char *cls__apply(cls__rwstate *st) {
-  if (st->ned) qsort(st->ed, st->ned, sizeof *st->ed, cls__edit_cmp);
-  cls__str o = {0};
-  size_t at = 0;
-  for (size_t e = 0; e < st->ned; e++) {
-    if (st->ed[e].pos < at) continue; /* overlaps an earlier edit */
-    cls__putf(&o, "%.*s%s", (int)(st->ed[e].pos - at), st->src + at,
-              st->ed[e].text);
-    at = st->ed[e].pos + st->ed[e].del;
-  }
-  cls__putf(&o, "%s", st->src + at);
-  if (st->tail.n || st->ginit.n) {
-    cls__putf(&o,
-              "\n__kernel void " CLS__RW_META "(__global ulong *cls__o) {\n"
-              "%s}\n",
-              st->tail.n ? st->tail.s : "");
-  }
-  if (st->ginit.n)
-    cls__putf(&o,
-              "__kernel void " CLS__RW_GINIT "(__global uchar "
-              "*" CLS__RW_GBASE ") {\n%s}\n",
-              st->ginit.s);
-  if (o.oom) {
-    free(o.s);
-    return NULL;
-  }
-  return o.s;
-}
-
 int cls__rewrite(const char *source, const char *options,
                  const char *const *predef, int offsets, cls__rw *out,
                  char *why, size_t nwhy) {
@@ -427,6 +310,10 @@ int cls__rewrite(const char *source, const char *options,
   st.len = strlen(source);
   const char *u = strstr(source, "\n#line 1\n");
   st.user = u ? u + 9 : source;
+  /* The dialect's forms stay as they are, for the rewrite to find. */
+  static const char *const forms[] = {"CLS_DYNAMIC_SHARED", "CLS_DEVICE_GLOBAL",
+                                      "CLS_CONSTANT", NULL};
+  st.pp.keep = forms;
   for (; predef && *predef; predef++)
     cls__define_option(&st.pp, *predef, strlen(*predef));
   cls__options(&st.pp, options);
@@ -465,20 +352,15 @@ int cls__rewrite(const char *source, const char *options,
     snprintf(why, nwhy, "out of host memory rewriting the kernel source");
     rc = -1;
   }
-  if (!rc && (st.ned || st.tail.n || st.ginit.n)) {
+  if (!rc && (st.ned || st.nted || st.tail.n || st.ginit.n)) {
     out->source = cls__apply(&st);
     if (!out->source) {
       snprintf(why, nwhy, "out of host memory rewriting the kernel source");
       rc = -1;
     }
   }
-  for (size_t e = 0; e < st.ned; e++) free(st.ed[e].text);
-  free(st.ed);
-  free(st.tail.s);
-  free(st.ginit.s);
-  free(st.prev_type.s);
-  free(st.pp.toks);
-  free(st.pp.macros);
+  cls__edits_free(&st);
+  cls__pp_free(&st.pp);
   if (rc) cls__rw_free(out);
   return rc;
 }

@@ -8,12 +8,15 @@
  * function.c asks this file instead, which reads the parameter lists from
  * the source itself.
  *
- * It first runs a small C preprocessor over the whole program, the
- * dialect's prelude included (kernel_pp.c says what it handles).  The
- * macros an OpenCL C compiler predefines that kernels test
+ * It first runs the C preprocessor of kernel_pp.c over the whole program,
+ * the dialect's prelude included: macros of every kind are expanded, so a
+ * kernel or parameter list that a macro builds (HIP's templates written as
+ * `#define VECTOR_ADD(T) ... vectorADD_##T(...)`) reads as the compiler
+ * sees it.  The macros an OpenCL C compiler predefines that kernels test
  * (__OPENCL_VERSION__, __OPENCL_C_VERSION__, CL_VERSION_x_y, the device's
- * extension names) come from the caller.  A kernel whose parameter list
- * uses a function-like macro cannot be read, and says so.
+ * extension names) come from the caller.  A parameter whose type is a
+ * typedef of a pointer (`typedef __global float *fptr;`) reads as that
+ * pointer.
  *
  * The result for each parameter is what clGetKernelArgInfo would have
  * said: address space, access qualifier (images), type name and name.
@@ -133,6 +136,94 @@ static void cls__append(char *buf, size_t cap, cls__tok t) {
   buf[n + k] = '\0';
 }
 
+/* The definition [*da, *db) of typedef `name` declared before toks[at]
+ * at file scope, when it has no braces (not a struct body): 1, or 0. */
+static int cls__typedef(const cls__pp *pp, size_t at, cls__tok name, size_t *da,
+                        size_t *db) {
+  int depth = 0, found = 0;
+  for (size_t i = 0; i < at; i++) {
+    cls__tok t = pp->toks[i];
+    if (cls__tok_eq(t, "{")) depth++;
+    if (cls__tok_eq(t, "}")) depth--;
+    if (depth || !cls__tok_eq(t, "typedef")) continue;
+    size_t j = i + 1;
+    int braces = 0;
+    while (j < at && !cls__tok_eq(pp->toks[j], ";"))
+      braces |= cls__tok_eq(pp->toks[j++], "{");
+    if (j < at && j > i + 2 && !braces && pp->toks[j - 1].n == name.n &&
+        memcmp(pp->toks[j - 1].s, name.s, name.n) == 0) {
+      *da = i + 1;
+      *db = j - 1;
+      found = 1;
+    }
+    if (!braces) i = j;
+  }
+  return found;
+}
+
+/* Reads the words of toks[a, b) into *out, but for the name at index
+ * `last`: address space, access qualifier, '*' (in *ptr) and the type's
+ * words, a typedef of a pointer read as its definition. */
+static int cls__param_words(const cls__pp *pp, size_t a, size_t b, size_t last,
+                            cls__kernel_param *out, int *ptr, int depth,
+                            char *why, size_t nwhy) {
+  for (size_t i = a; i < b; i++) {
+    i = cls__skip_attr(pp, i);
+    if (i >= b) break;
+    cls__tok t = pp->toks[i];
+    if (cls__tok_eq(t, "[")) break;
+    if (i == last) {
+      size_t k = t.n < sizeof out->name - 1 ? t.n : sizeof out->name - 1;
+      memcpy(out->name, t.s, k);
+      continue;
+    }
+    size_t da, db;
+    if (cls__tok_eq(t, "__global") || cls__tok_eq(t, "global"))
+      out->aq = CL_KERNEL_ARG_ADDRESS_GLOBAL;
+    else if (cls__tok_eq(t, "__constant") || cls__tok_eq(t, "constant"))
+      out->aq = CL_KERNEL_ARG_ADDRESS_CONSTANT;
+    else if (cls__tok_eq(t, "__local") || cls__tok_eq(t, "local"))
+      out->aq = CL_KERNEL_ARG_ADDRESS_LOCAL;
+    else if (cls__tok_eq(t, "__private") || cls__tok_eq(t, "private"))
+      out->aq = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+    else if (cls__tok_eq(t, "__read_only") || cls__tok_eq(t, "read_only"))
+      out->acq = CL_KERNEL_ARG_ACCESS_READ_ONLY;
+    else if (cls__tok_eq(t, "__write_only") || cls__tok_eq(t, "write_only"))
+      out->acq = CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
+    else if (cls__tok_eq(t, "__read_write") || cls__tok_eq(t, "read_write"))
+      out->acq = CL_KERNEL_ARG_ACCESS_READ_WRITE;
+    else if (cls__tok_eq(t, "*"))
+      *ptr = 1;
+    else if (cls__tok_eq(t, "(") || cls__tok_eq(t, ")")) {
+      snprintf(why, nwhy, "parameter '%s' is a function pointer", out->name);
+      return -1;
+    } else if (cls__ident_start((unsigned char)t.s[0])) {
+      int p2 = 0;
+      cls__kernel_param inner = *out;
+      inner.type[0] = '\0';
+      /* A typedef naming a pointer: its definition's words instead. */
+      if (depth < 8 && cls__typedef(pp, a, t, &da, &db) &&
+          cls__param_words(pp, da, db, (size_t)-1, &inner, &p2, depth + 1, why,
+                           nwhy) == 0 &&
+          p2) {
+        out->aq = inner.aq;
+        out->acq = inner.acq;
+        for (const char *w = inner.type; *w;) {
+          const char *e = w;
+          while (*e && *e != ' ') e++;
+          cls__append(out->type, sizeof out->type,
+                      (cls__tok){w, (unsigned)(e - w), 0, 0});
+          w = *e ? e + 1 : e;
+        }
+        *ptr = 1;
+      } else {
+        cls__append(out->type, sizeof out->type, t);
+      }
+    }
+  }
+  return 0;
+}
+
 /* Reads one parameter from toks[a, b). */
 int cls__param(const cls__pp *pp, size_t a, size_t b, cls__kernel_param *out,
                char *why, size_t nwhy) {
@@ -151,43 +242,13 @@ int cls__param(const cls__pp *pp, size_t a, size_t b, cls__kernel_param *out,
     }
     if (cls__ident_start((unsigned char)t.s[0])) last = i;
   }
-  for (size_t i = a; i < b; i++) {
-    i = cls__skip_attr(pp, i);
-    if (i >= b) break;
-    cls__tok t = pp->toks[i];
-    if (cls__tok_eq(t, "[")) break;
-    if (i == last) {
-      size_t k = t.n < sizeof out->name - 1 ? t.n : sizeof out->name - 1;
-      memcpy(out->name, t.s, k);
-      continue;
-    }
-    if (cls__tok_eq(t, "__global") || cls__tok_eq(t, "global"))
-      out->aq = CL_KERNEL_ARG_ADDRESS_GLOBAL;
-    else if (cls__tok_eq(t, "__constant") || cls__tok_eq(t, "constant"))
-      out->aq = CL_KERNEL_ARG_ADDRESS_CONSTANT;
-    else if (cls__tok_eq(t, "__local") || cls__tok_eq(t, "local"))
-      out->aq = CL_KERNEL_ARG_ADDRESS_LOCAL;
-    else if (cls__tok_eq(t, "__private") || cls__tok_eq(t, "private"))
-      out->aq = CL_KERNEL_ARG_ADDRESS_PRIVATE;
-    else if (cls__tok_eq(t, "__read_only") || cls__tok_eq(t, "read_only"))
-      out->acq = CL_KERNEL_ARG_ACCESS_READ_ONLY;
-    else if (cls__tok_eq(t, "__write_only") || cls__tok_eq(t, "write_only"))
-      out->acq = CL_KERNEL_ARG_ACCESS_WRITE_ONLY;
-    else if (cls__tok_eq(t, "__read_write") || cls__tok_eq(t, "read_write"))
-      out->acq = CL_KERNEL_ARG_ACCESS_READ_WRITE;
-    else if (cls__tok_eq(t, "*"))
-      ptr = 1;
-    else if (cls__tok_eq(t, "(") || cls__tok_eq(t, ")")) {
-      snprintf(why, nwhy,
-               "parameter '%.*s' uses a function-like macro or a function "
-               "pointer",
-               (int)pp->toks[last < b ? last : a].n,
-               pp->toks[last < b ? last : a].s);
-      return -1;
-    } else if (cls__ident_start((unsigned char)t.s[0]))
-      cls__append(out->type, sizeof out->type, t);
+  if (last < b) {
+    size_t k = pp->toks[last].n < sizeof out->name - 1 ? pp->toks[last].n
+                                                       : sizeof out->name - 1;
+    memcpy(out->name, pp->toks[last].s, k);
   }
-  if (ptr) cls__append(out->type, sizeof out->type, (cls__tok){"*", 1, 0});
+  if (cls__param_words(pp, a, b, last, out, &ptr, 0, why, nwhy) != 0) return -1;
+  if (ptr) cls__append(out->type, sizeof out->type, (cls__tok){"*", 1, 0, 0});
   if (!out->type[0]) {
     snprintf(why, nwhy, "a parameter has no type");
     return -1;
@@ -261,7 +322,6 @@ int cls__kernel_params(const char *source, const char *options,
              CLS__MAX_TOKENS);
     found = -1;
   }
-  free(pp.toks);
-  free(pp.macros);
+  cls__pp_free(&pp);
   return found == -2 ? -1 : found;
 }

@@ -353,9 +353,8 @@ cls__set_args_offsets(cls__ocl_device *d, cls__bfunction *f, void **args,
     /* A parameter the rewrite gave no offset argument. */
     *what = cls__ocl_offset_refusal(
         d, *(void *const *)args[*i],
-        "the parameter has no offset argument (the kernel's parameter "
-        "list comes from a macro, or it has more pointer parameters than "
-        "the rewrite takes)");
+        "the parameter has no offset argument (the kernel has more "
+        "pointer parameters than the rewrite gives offset arguments)");
     err = CL_INVALID_ARG_VALUE;
   }
   return err;

@@ -321,9 +321,8 @@ static CLS__NOINLINE cl_int cls__unaligned(cls__ocl_device *d, cl_kernel k,
    * argument (kernel_rw.c). */
   *what = cls__ocl_offset_refusal(
       d, ptr,
-      "the parameter has no offset argument (the kernel's parameter list "
-      "comes from a macro, or it has more pointer parameters than the "
-      "rewrite takes)");
+      "the parameter has no offset argument (the kernel has more pointer "
+      "parameters than the rewrite gives offset arguments)");
   return CL_INVALID_ARG_VALUE;
 }
 

@@ -39,8 +39,14 @@ char *cls__ocl_build_log(cl_program p, cl_device_id d, int keep_empty) {
 cl_program cls__ocl_build(cls__ocl_device *d, const char *source,
                           const char *extra, const char *options, cl_int *err) {
   /* The kernel clock's -D where the device's probe asked for it
-   * (facts.c: the compiler takes inline PTX). */
-  const char *clock = d->facts.clock_ptx ? "-DCLS__CLOCK_PTX=1 " : "";
+   * (facts.c: the compiler takes inline PTX), and the constant warp size
+   * where the driver miscompiles loops bounded by the sub-group size
+   * (facts.c, warp_const). */
+  const char *clock = d->facts.clock_ptx && d->facts.warp_const
+                          ? "-DCLS__CLOCK_PTX=1 -DCLS__WARP_CONST=1 "
+                      : d->facts.clock_ptx  ? "-DCLS__CLOCK_PTX=1 "
+                      : d->facts.warp_const ? "-DCLS__WARP_CONST=1 "
+                                            : "";
   size_t clen = strlen(clock);
   size_t elen = extra ? strlen(extra) : 0;
   size_t olen = options ? strlen(options) : 0;

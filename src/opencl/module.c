@@ -7,8 +7,10 @@
  * -cl-kernel-arg-info.  Where that build fails and one without the option
  * succeeds (NVIDIA's driver 580 cannot build a program holding an empty or
  * dead kernel with it), the module keeps its source and the types are
- * read from there (function.c, kernel_sig.c).
- * CLSTREAM_KERNEL_ARG_INFO=source forces that path, so that CI runs it.
+ * read from there (function.c, kernel_sig.c), as they are where the
+ * driver answers CL_KERNEL_ARG_INFO_NOT_AVAILABLE (so every module keeps
+ * its source).  CLSTREAM_KERNEL_ARG_INFO=source forces that path, so that
+ * CI runs it.
  *
  * Owns module.lock (the module's function list), taken also by
  * function.c to add a function.
@@ -94,7 +96,8 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
   }
 
   cls__bmodule *m = calloc(1, sizeof *m);
-  if (m && from_source) {
+  if (m) {
+    m->arg_info = !from_source;
     m->source = strdup(source);
     m->options = strdup(options ? options : "");
   }
@@ -104,7 +107,7 @@ clsError_t cls__b_module_load(int dev, const char *source, const char *options,
     m->off.plain = strdup(plain_src);
     m->off.plain_opts = strdup(options ? options : "");
   }
-  if (!m || (from_source && (!m->source || !m->options)) ||
+  if (!m || !m->source || !m->options ||
       (plain && (!m->off.plain || !m->off.plain_opts))) {
     if (m) {
       free(m->source);

@@ -89,6 +89,9 @@ typedef struct cls__ocl_facts {
   int replay_command_buffers; /* graph replay records command buffers */
   int kc_guard;               /* a launch widening a kernel's grid waits for its
                                  narrower launches in flight (PoCL 4, 5; kcguard.c) */
+  int warp_const;             /* modules are built with -DCLS__WARP_CONST=1:
+                                 cls_warp_size() is 32, not read from the sub-group
+                                 size (PoCL 4 to 6 with sub-groups; facts.c) */
   /* Decided when the device is opened (published by `opened`): */
   int no_timestamps; /* profiling timestamps are unusable: elapsed times
                         return clsErrorNotSupported */

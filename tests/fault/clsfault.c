@@ -15,6 +15,10 @@
  *                        creators return NULL and store it in errcode_ret,
  *                        clSVMAlloc returns NULL
  *   CLSFAULT_FUNC=<name> count only calls of that function
+ *   CLSFAULT_EVERY=1     every counted call from the nth on fails, not only
+ *                        the nth (with CLSFAULT_FUNC=clGetKernelArgInfo and
+ *                        CLSFAULT_CODE=-19: a driver that keeps no argument
+ *                        info, CL_KERNEL_ARG_INFO_NOT_AVAILABLE)
  *   CLSFAULT_STATUS=<int> with CLSFAULT_FUNC=clSetUserEventStatus: instead
  *                        of failing the call, pass this (negative) execution
  *                        status to the real function, so that the commands
@@ -52,6 +56,7 @@
 static atomic_long cls_count;
 static atomic_int cls_armed = 1;
 static long cls_n;
+static int cls_every;
 static cl_int cls_code = CL_OUT_OF_RESOURCES;
 static const char *cls_func;
 static int cls_status_mode;
@@ -79,6 +84,7 @@ __attribute__((constructor)) static void cls_init(void) {
   if ((v = getenv("CLSFAULT_N"))) cls_n = atol(v);
   if ((v = getenv("CLSFAULT_CODE"))) cls_code = (cl_int)atoi(v);
   if ((v = getenv("CLSFAULT_FUNC")) && *v) cls_func = v;
+  if ((v = getenv("CLSFAULT_EVERY"))) cls_every = atoi(v) != 0;
   if ((v = getenv("CLSFAULT_STATUS"))) {
     cls_status_mode = 1;
     cls_status = (cl_int)atoi(v);
@@ -130,7 +136,7 @@ static int cls_hit(const char *name) {
   if (cls_func && strcmp(cls_func, name) != 0) return 0;
   long k = atomic_fetch_add(&cls_count, 1) + 1;
   if (cls_trace) fprintf(stderr, "clsfault: call %ld %s\n", k, name);
-  if (cls_n <= 0 || k != cls_n) return 0;
+  if (cls_n <= 0 || k < cls_n || (k > cls_n && !cls_every)) return 0;
   cls_report_line("inject %ld %s\n", k, name);
   return 1;
 }

@@ -16,3 +16,19 @@ CLS_KERNEL void features(CLS_GLOBAL unsigned *out) {
   out[0] = cls_warp_size();
   out[1] = CLS_HAS_CLOCK64;
 }
+
+/* Issue 35's reduction: one block of 32 sums in[0..31] into out[0]
+ * through a body __local array, with a barrier in a loop that starts at
+ * half the warp size (PoCL 5.0 crashed on it where cls_warp_size() read
+ * the sub-group size; facts.c, warp_const).  Blocks of up to 64. */
+CLS_KERNEL void warp_loop_sum(CLS_GLOBAL const int *in, CLS_GLOBAL int *out) {
+  CLS_LOCAL int sm[64];
+  unsigned t = cls_local_id(0);
+  sm[t] = in[t];
+  cls_barrier();
+  for (unsigned s = cls_warp_size() / 2; s > 0; s /= 2) {
+    if (t < s) sm[t] += sm[t + s];
+    cls_barrier();
+  }
+  if (t == 0) out[0] = sm[0];
+}
