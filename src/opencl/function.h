@@ -171,6 +171,18 @@ cl_int cls__ocl_set_ptr_off_arg(cls__ocl_device *d, cl_kernel k, cl_uint i,
  * CL_SUCCESS or the driver's error (function.c). */
 cl_int cls__ocl_function_swap(cls__bfunction *f, cl_uint i, int again);
 
+/* Why a launch of f was refused, as CUDA's code with its reason
+ * (launcherr.c): setting parameter i stopped it (i < f->nuser), or the
+ * enqueue of a block of `threads` (i == f->nuser), with the driver's err
+ * and `what`, the call or rule that refused (NULL: args[i] is NULL). */
+clsError_t cls__ocl_launch_error(const cls__bfunction *f, cl_int err,
+                                 cl_uint i, const char *what, size_t threads);
+/* Why sharedMem bytes of dynamic shared memory do not fit beside f's own
+ * local memory in the device's local_mem (CUDA's launch check,
+ * launcherr.c). */
+clsError_t cls__ocl_shared_error(const cls__bfunction *f, size_t sharedMem,
+                                 cl_ulong local_mem);
+
 /* Frees f, which no launch can reach any more (function.c). */
 void cls__ocl_function_free(cls__bfunction *f);
 /* Calls free_fn(obj) once the work pending on d now (every stream's, live

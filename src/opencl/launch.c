@@ -388,18 +388,6 @@ static CLS__NOINLINE cl_int cls__launch_variant(
   return err;
 }
 
-/* Why sharedMem cannot be given to f on s's device: the device's local
- * memory less what the kernel declares itself (CUDA's launch check). */
-static CLS__NOINLINE clsError_t cls__shared_error(cls__bfunction *f,
-                                                  size_t sharedMem,
-                                                  const cls__bstream *s) {
-  return cls__reason(clsErrorInvalidValue,
-                     "sharedMem %zu bytes: kernel '%s' uses %llu bytes of "
-                     "local memory itself and the device has %llu",
-                     sharedMem, f->name, (unsigned long long)f->static_local,
-                     (unsigned long long)s->dev->local_mem);
-}
-
 clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
                          void **args, size_t sharedMem, cls__bstream *s) {
   if (CLS__UNLIKELY(f->bad >= 0))
@@ -412,7 +400,7 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   if (CLS__UNLIKELY(sharedMem != 0) &&
       (f->static_local > s->dev->local_mem ||
        sharedMem > s->dev->local_mem - f->static_local))
-    return cls__shared_error(f, sharedMem, s);
+    return cls__ocl_shared_error(f, sharedMem, s->dev->local_mem);
   const size_t local[3] = {block.x, block.y, block.z};
   const size_t global[3] = {(size_t)grid.x * block.x, (size_t)grid.y * block.y,
                             (size_t)grid.z * block.z};
@@ -474,32 +462,5 @@ clsError_t cls__b_launch(cls__bfunction *f, clsDim3 grid, clsDim3 block,
   if (ok) return clsSuccess;
 
   if (ev) clReleaseEvent(ev);
-  if (!what)
-    return cls__reason(clsErrorInvalidValue,
-                       "args[%u] is NULL (kernel '%s' parameter %u)",
-                       (unsigned)i, f->name, (unsigned)i);
-  if (i == f->nuser &&
-      (err == CL_INVALID_WORK_GROUP_SIZE || err == CL_OUT_OF_RESOURCES))
-    return cls__reason(clsErrorLaunchOutOfResources,
-                       "the driver refused kernel '%s' with a block of %zu "
-                       "threads (%s; the kernel's CL_KERNEL_WORK_GROUP_SIZE "
-                       "hint is %zu)",
-                       f->name, local[0] * local[1] * local[2],
-                       err == CL_OUT_OF_RESOURCES
-                           ? "CL_OUT_OF_RESOURCES"
-                           : "CL_INVALID_WORK_GROUP_SIZE",
-                       f->hint_wg);
-  /* memory.c's refusals of a pointer, which no driver call made, each
-   * open with "passing". */
-  if (i != f->nuser && err == CL_INVALID_ARG_VALUE &&
-      !strncmp(what, "passing ", 8))
-    return cls__reason(clsErrorInvalidValue, "%s (kernel '%s' parameter %u)",
-                       what, f->name, (unsigned)i);
-  if (i != f->nuser) {
-    char buf[320];
-    snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
-             (unsigned)i);
-    return cls__ocl_error(err, buf);
-  }
-  return cls__ocl_error(err, what);
+  return cls__ocl_launch_error(f, err, i, what, local[0] * local[1] * local[2]);
 }

@@ -35,7 +35,6 @@
 #include "hostargs.h"
 #include "memory.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,10 +131,7 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
     }
     if (err != CL_SUCCESS) {
       (void)cls__ocl_host_args_drop();
-      char buf[320];
-      snprintf(buf, sizeof buf, "%s (kernel '%s' parameter %u)", what, f->name,
-               (unsigned)i);
-      return cls__ocl_error(err, buf);
+      return cls__ocl_launch_error(f, err, i, what, 0);
     }
   }
   x->via_launch = cls__ocl_host_args_drop() != 0;
