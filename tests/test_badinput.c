@@ -1368,8 +1368,8 @@ static clsError_t su_prefetch(fx *x, clsStream_t s) {
   X(graph_kernel_null_params, 0, IV, S_CAP, on_graph(x, 3))                    \
   X(graph_kernel_garbage_func, 0, IRH, S_CAP, on_graph(x, 4))                  \
   X(graph_memcpy_bad_kind, 0, IDIR, S_CAP, on_graph(x, 5))                     \
-  X(graph_memcpy_pageable, 0, OK, S_CAP " (pageable memory: CUDA 13 takes it)", \
-    on_graph(x, 6))                                                            \
+  X(graph_memcpy_pageable, 0, OK,                                              \
+    S_CAP " (pageable memory: CUDA 13 takes it)", on_graph(x, 6))              \
   X(graph_memset_bad_element, 0, IV, S_CAP, on_graph(x, 7))                    \
   X(graph_host_null_fn, 0, IV, S_CAP, on_graph(x, 8))                          \
   X(graph_deps_garbage, 0, IV, S_CAP, on_graph(x, 9))                          \
