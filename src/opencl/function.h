@@ -175,8 +175,8 @@ cl_int cls__ocl_function_swap(cls__bfunction *f, cl_uint i, int again);
  * (launcherr.c): setting parameter i stopped it (i < f->nuser), or the
  * enqueue of a block of `threads` (i == f->nuser), with the driver's err
  * and `what`, the call or rule that refused (NULL: args[i] is NULL). */
-clsError_t cls__ocl_launch_error(const cls__bfunction *f, cl_int err,
-                                 cl_uint i, const char *what, size_t threads);
+clsError_t cls__ocl_launch_error(const cls__bfunction *f, cl_int err, cl_uint i,
+                                 const char *what, size_t threads);
 /* Why sharedMem bytes of dynamic shared memory do not fit beside f's own
  * local memory in the device's local_mem (CUDA's launch check,
  * launcherr.c). */

@@ -160,7 +160,8 @@ static cl_int cls__set_ptr_off(cls__ocl_device *d, cls__bfunction *f, cl_uint i,
   cls__oarg *p = &f->args[i];
   int svm;
   p->held.held = 0;
-  cl_int err = cls__ocl_set_ptr_off_arg(d, f->k, i, p->off_arg, ptr, what, &svm);
+  cl_int err =
+      cls__ocl_set_ptr_off_arg(d, f->k, i, p->off_arg, ptr, what, &svm);
   return err == CL_SUCCESS ? cls__form_seen(d, &p->held, svm, what) : err;
 }
 

@@ -19,8 +19,8 @@ clsError_t cls__ocl_shared_error(const cls__bfunction *f, size_t sharedMem,
                      (unsigned long long)local_mem);
 }
 
-clsError_t cls__ocl_launch_error(const cls__bfunction *f, cl_int err,
-                                 cl_uint i, const char *what, size_t threads) {
+clsError_t cls__ocl_launch_error(const cls__bfunction *f, cl_int err, cl_uint i,
+                                 const char *what, size_t threads) {
   if (!what)
     return cls__reason(clsErrorInvalidValue,
                        "args[%u] is NULL (kernel '%s' parameter %u)",

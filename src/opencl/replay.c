@@ -91,7 +91,8 @@ static clsError_t cls__ox_set_args(cls__ocl_device *d, cls__oxnode *x,
       void *ptr = *(void *const *)v;
       int svm;
       if (a->op == CLS__OP_PTR_OFF) /* the buffer path: buffer and offset */
-        err = cls__ocl_set_ptr_off_arg(d, x->k, i, a->off_arg, ptr, &what, &svm);
+        err =
+            cls__ocl_set_ptr_off_arg(d, x->k, i, a->off_arg, ptr, &what, &svm);
       else
         err = cls__ocl_set_pointer_arg(d, x->k, i, ptr, &what, &svm);
       /* A host buffer at an offset no sub-buffer takes: noted like any
