@@ -9,24 +9,14 @@
 #include <string.h>
 
 static clsModule_t load(void) {
-  clsModule_t m;
-  clsError_t r = clsModuleLoadData(&m, cls_kernel_kparams, NULL);
-  ck_assert_msg(r == clsSuccess, "tests/kernels/kparams.cl: %s\n%s",
-                clsGetErrorName(r), clsGetLastBuildLog());
-  return m;
-}
-
-static clsFunction_t fn(clsModule_t m, const char *name) {
-  clsFunction_t f;
-  CK_OK(clsModuleGetFunction(&f, m, name));
-  return f;
+  return load_source(cls_kernel_kparams, "tests/kernels/kparams.cl");
 }
 
 /* A block reduction whose shared array is sized by sharedMem, at several
  * block sizes, each launch a different size (the hidden argument follows). */
 START_TEST(dynamic_shared_reduction) {
   clsModule_t m = load();
-  clsFunction_t f = fn(m, "block_sum");
+  clsFunction_t f = source_fn(m, "block_sum");
   enum { N = 1000 };
   float h[N];
   for (int i = 0; i < N; i++) h[i] = (float)(i % 13);
@@ -59,7 +49,7 @@ END_TEST
  * launch, on a matrix that no tile divides. */
 START_TEST(dynamic_shared_transpose) {
   clsModule_t m = load();
-  clsFunction_t f = fn(m, "transpose");
+  clsFunction_t f = source_fn(m, "transpose");
   enum { W = 37, H = 21 };
   float h[W * H], t[W * H];
   for (int i = 0; i < W * H; i++) h[i] = (float)i;
@@ -90,7 +80,7 @@ END_TEST
  * sticky), as CUDA's launch check. */
 START_TEST(dynamic_shared_too_much) {
   clsModule_t m = load();
-  clsFunction_t f = fn(m, "block_sum");
+  clsFunction_t f = source_fn(m, "block_sum");
   int dev;
   clsDeviceProp p;
   CK_OK(clsGetDevice(&dev));
@@ -140,7 +130,7 @@ typedef struct kp_params {
 START_TEST(struct_by_value) {
   ck_assert_uint_eq(sizeof(kp_params), 56);
   clsModule_t m = load();
-  clsFunction_t f = fn(m, "take_params");
+  clsFunction_t f = source_fn(m, "take_params");
   int64_t *out;
   CK_OK(clsMalloc((void **)&out, 12 * sizeof *out));
   for (int round = 0; round < 2; round++) {
@@ -189,7 +179,7 @@ START_TEST(struct_unmeasurable) {
            clsGetErrorName(r));
     return;
   }
-  clsFunction_t f = fn(m, "s");
+  clsFunction_t f = source_fn(m, "s");
   int *d;
   CK_OK(clsMalloc((void **)&d, 64));
   uint64_t zero = 0;
@@ -213,7 +203,7 @@ static void bump_at(clsModule_t m, const char *kernel, size_t size,
   void *p = d + off * size;
   void *args[] = {&p, &n};
   clsDim3 g = {1, 1, 1}, b = {64, 1, 1};
-  CK_OK(clsLaunchKernel(fn(m, kernel), g, b, args, 0, NULL));
+  CK_OK(clsLaunchKernel(source_fn(m, kernel), g, b, args, 0, NULL));
   CK_OK(clsMemcpy(h, d, BYTES, clsMemcpyDeviceToHost));
   /* Adding 1 to a little-endian element adds 1 to its lowest byte (no
    * carry: the pattern's bytes are below 0xff where it matters). */
@@ -248,7 +238,7 @@ END_TEST
  * then the same kernel at offset 0 again (the offset is reset). */
 START_TEST(interior_pointers_two) {
   clsModule_t m = load();
-  clsFunction_t f = fn(m, "scale_copy");
+  clsFunction_t f = source_fn(m, "scale_copy");
   int h[64], *d;
   for (int i = 0; i < 64; i++) h[i] = i;
   CK_OK(clsMalloc((void **)&d, sizeof h));

@@ -18,17 +18,8 @@
 enum { N = 1000, GRID = 4, BLOCK = 64 };
 
 static clsModule_t load(void) {
-  clsModule_t m;
-  clsError_t r = clsModuleLoadData(&m, cls_kernel_macro_kernels, NULL);
-  ck_assert_msg(r == clsSuccess, "tests/kernels/macro_kernels.cl: %s\n%s",
-                clsGetErrorName(r), clsGetLastBuildLog());
-  return m;
-}
-
-static clsFunction_t fn(clsModule_t m, const char *name) {
-  clsFunction_t f;
-  CK_OK(clsModuleGetFunction(&f, m, name));
-  return f;
+  return load_source(cls_kernel_macro_kernels,
+                     "tests/kernels/macro_kernels.cl");
 }
 
 static void launch(clsFunction_t f, void **args) {
@@ -60,7 +51,7 @@ static void *dev_at(size_t bytes, size_t skip, void **base) {
     CK_OK(clsMemcpy(b, hb, sizeof hb, clsMemcpyHostToDevice));                 \
     size_t n = N;                                                              \
     void *args[] = {&a, &b, &c, &n};                                           \
-    launch(fn(m, name), args);                                                 \
+    launch(source_fn(m, name), args);                                          \
     CK_OK(clsMemcpy(hc, c, sizeof hc, clsMemcpyDeviceToHost));                 \
     for (int i = 0; i < N; i++)                                                \
       ck_assert_msg(hc[i] == (T)(ha[i] + hb[i]), "%s: element %d wrong", name, \
@@ -96,8 +87,8 @@ START_TEST(vector_set_templates) {
   float fv = 2.5f;
   size_t n = N;
   void *ai[] = {&vi, &iv, &n}, *af[] = {&vf, &fv, &n};
-  launch(fn(m, "VectorSet_int"), ai);
-  launch(fn(m, "VectorSet_float"), af);
+  launch(source_fn(m, "VectorSet_int"), ai);
+  launch(source_fn(m, "VectorSet_float"), af);
   int hi[N + 1];
   float hf[N];
   CK_OK(clsMemcpy(hi, bi, sizeof hi, clsMemcpyDeviceToHost));
@@ -128,14 +119,14 @@ START_TEST(variadic_split_typedef) {
   float k = 2.0f;
   unsigned n = GRID * BLOCK; /* one element a work-item */
   void *as[] = {&out, &in, &k, &n};
-  launch(fn(m, "scale_v"), as);
+  launch(source_fn(m, "scale_v"), as);
   CK_OK(clsMemcpy(hout, out, sizeof hout, clsMemcpyDeviceToHost));
   for (int i = 0; i < (int)n; i++)
     ck_assert_msg(hout[i] == 2.0f * (float)i + 4.0f, "scale_v: element %d", i);
 
   int v = 5;
   void *af[] = {&io, &v, &n};
-  launch(fn(m, "split_fill"), af);
+  launch(source_fn(m, "split_fill"), af);
   CK_OK(clsMemcpy(hio, io, sizeof hio, clsMemcpyDeviceToHost));
   for (int i = 0; i < (int)n; i++) ck_assert_int_eq(hio[i], 5 + i);
 
@@ -145,7 +136,7 @@ START_TEST(variadic_split_typedef) {
     int b;
   } p = {0.5f, 3};
   void *at[] = {&out, &io, &p, &n};
-  launch(fn(m, "typedef_args"), at);
+  launch(source_fn(m, "typedef_args"), at);
   CK_OK(clsMemcpy(hout, out, sizeof hout, clsMemcpyDeviceToHost));
   for (int i = 0; i < (int)n; i++)
     ck_assert_msg(hout[i] == 0.5f * (float)(5 + i) + 3.0f,
@@ -153,7 +144,7 @@ START_TEST(variadic_split_typedef) {
 
   v = 3;
   void *ap[] = {&io, &v, &n};
-  launch(fn(m, "split_params"), ap);
+  launch(source_fn(m, "split_params"), ap);
   CK_OK(clsMemcpy(hio, io, sizeof hio, clsMemcpyDeviceToHost));
   for (int i = 0; i < (int)n; i++) ck_assert_int_eq(hio[i], 3 * i);
   CK_OK(clsFree(b1));

@@ -262,15 +262,27 @@ clsError_t bg_free_host(void *p) { return clsFreeHost(p); }
 
 /* ---- Kernels --------------------------------------------------------- */
 
+clsModule_t load_source(const char *src, const char *what) {
+  clsModule_t m = NULL;
+  clsError_t r = clsModuleLoadData(&m, src, NULL);
+  ck_assert_msg(r == clsSuccess, "loading %s: %s\n%s", what, clsGetErrorName(r),
+                clsGetLastBuildLog());
+  return m;
+}
+
+clsFunction_t source_fn(clsModule_t m, const char *name) {
+  clsFunction_t f = NULL;
+  CK_OK(clsModuleGetFunction(&f, m, name));
+  return f;
+}
+
 void arith_load(arith *a) {
   memset(a, 0, sizeof *a);
-  clsError_t r = clsModuleLoadData(&a->mod, cls_kernel_arith, NULL);
-  ck_assert_msg(r == clsSuccess, "loading examples/arith.cl: %s\n%s",
-                clsGetErrorName(r), clsGetLastBuildLog());
-  CK_OK(clsModuleGetFunction(&a->scale, a->mod, "scale"));
-  CK_OK(clsModuleGetFunction(&a->add, a->mod, "add"));
-  CK_OK(clsModuleGetFunction(&a->fill, a->mod, "fill"));
-  CK_OK(clsModuleGetFunction(&a->spin, a->mod, "spin"));
+  a->mod = load_source(cls_kernel_arith, "examples/arith.cl");
+  a->scale = source_fn(a->mod, "scale");
+  a->add = source_fn(a->mod, "add");
+  a->fill = source_fn(a->mod, "fill");
+  a->spin = source_fn(a->mod, "spin");
 }
 
 void arith_unload(arith *a) {

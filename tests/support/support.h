@@ -176,6 +176,13 @@ clsError_t bg_free_host(void *p);        /* clsFreeHost(p) */
 
 /* ---- Kernels --------------------------------------------------------- */
 
+/* Kernel source src (an embedded kernel file, named `what` in the
+ * failure) loaded on the current device; the test fails with the build
+ * log when it does not build. */
+clsModule_t load_source(const char *src, const char *what);
+/* Function `name` of m; the test fails when m has none. */
+clsFunction_t source_fn(clsModule_t m, const char *name);
+
 /* examples/arith.cl loaded on the current device. */
 typedef struct arith {
   clsModule_t mod;
