@@ -111,6 +111,23 @@ def set_device(device: int) -> None:
     _tls.dev = i
 
 
+class _Owned:
+    """Base of the objects that may own a C handle (``_owned``): one that
+    does destroys it when it is collected."""
+
+    __slots__ = ()
+
+    def destroy(self) -> None:
+        raise NotImplementedError
+
+    def __del__(self) -> None:
+        try:
+            if getattr(self, "_owned", False):
+                self.destroy()
+        except Exception:
+            pass
+
+
 class _OnDevice:
     """``with _OnDevice(i):`` makes device i current for the block."""
 
@@ -191,7 +208,7 @@ def synchronize(device: DeviceLike = None) -> None:
 # ---- streams ------------------------------------------------------------------
 
 
-class Stream:
+class Stream(_Owned):
     """A stream (``clsStreamCreateWithPriority``), as ``torch.cuda.Stream``.
 
     ``non_blocking=True`` (the default, as torch's pool streams) makes a
@@ -374,13 +391,6 @@ class Stream:
         if rc:
             raise_for(rc, "Stream.destroy")
 
-    def __del__(self) -> None:
-        try:
-            if getattr(self, "_owned", False):
-                self.destroy()
-        except Exception:
-            pass
-
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Stream):
             return NotImplemented
@@ -511,7 +521,7 @@ def _current() -> Stream:
 # ---- events -------------------------------------------------------------------
 
 
-class Event:
+class Event(_Owned):
     """An event (``clsEventCreateWithFlags``), as ``torch.cuda.Event``:
     timing off by default (``clsEventDisableTiming``), ``blocking`` for
     ``clsEventBlockingSync`` (synchronize sleeps instead of spinning),
@@ -636,13 +646,6 @@ class Event:
         rc = lib.clsEventDestroy(self._h)
         if rc:
             raise_for(rc, "Event.destroy")
-
-    def __del__(self) -> None:
-        try:
-            if getattr(self, "_owned", False):
-                self.destroy()
-        except Exception:
-            pass
 
     def __repr__(self) -> str:
         return f"<clstream.Event handle={hex(self._h.value or 0)} timing={self._timing}>"
