@@ -11,8 +11,6 @@
  */
 #include "kernel_edit.h"
 
-#include "kernel_rw.h"
-
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,25 +44,27 @@ int cls__in_src(const cls__rwstate *st, cls__tok t) {
   return !t.expanded && !t.inv && t.s >= st->src && t.s < st->src + st->len;
 }
 
+/* Room for one more edit in array v (n of *cap, `size` bytes each), or
+ * NULL with text's text freed: out of host memory now or before (text's
+ * own shortage counts as st's). */
+static void *cls__edit_room(cls__rwstate *st, cls__str *text, void *v, size_t n,
+                            size_t *cap, size_t size) {
+  if (text->oom) st->oom = 1;
+  void *e = st->oom ? NULL : cls__grow(v, n, cap, 16, size);
+  if (!e) {
+    st->oom = 1;
+    free(text->s);
+  }
+  return e;
+}
+
 /* Adds an edit taking ownership of the string builder's text. */
 void cls__edit_add(cls__rwstate *st, size_t pos, size_t del, cls__str *text) {
-  if (text->oom) st->oom = 1;
-  if (st->oom) {
-    free(text->s);
-    return;
-  }
-  if (st->ned == st->caped) {
-    size_t cap = st->caped ? st->caped * 2 : 16;
-    cls__edit *e = realloc(st->ed, cap * sizeof *e);
-    if (!e) {
-      st->oom = 1;
-      free(text->s);
-      return;
-    }
-    st->ed = e;
-    st->caped = cap;
-  }
-  st->ed[st->ned] = (cls__edit){pos, del, text->s, st->ned};
+  cls__edit *e =
+      cls__edit_room(st, text, st->ed, st->ned, &st->caped, sizeof *e);
+  if (!e) return;
+  st->ed = e;
+  e[st->ned] = (cls__edit){pos, del, text->s, st->ned};
   st->ned++;
 }
 
@@ -76,23 +76,16 @@ static int cls__edit_cmp(const void *a, const void *b) {
 
 void cls__edit_tok(cls__rwstate *st, size_t i, int after, int del,
                    cls__str *text) {
-  if (text->oom) st->oom = 1;
-  if (st->oom || i >= st->pp.ntoks) {
+  if (i >= st->pp.ntoks) { /* no such token: nothing to place */
+    if (text->oom) st->oom = 1;
     free(text->s);
     return;
   }
-  if (st->nted == st->capted) {
-    size_t cap = st->capted ? st->capted * 2 : 16;
-    cls__tedit *e = realloc(st->ted, cap * sizeof *e);
-    if (!e) {
-      st->oom = 1;
-      free(text->s);
-      return;
-    }
-    st->ted = e;
-    st->capted = cap;
-  }
-  st->ted[st->nted] = (cls__tedit){i, after, del, text->s, st->nted};
+  cls__tedit *e =
+      cls__edit_room(st, text, st->ted, st->nted, &st->capted, sizeof *e);
+  if (!e) return;
+  st->ted = e;
+  e[st->nted] = (cls__tedit){i, after, del, text->s, st->nted};
   st->nted++;
 }
 
@@ -144,35 +137,21 @@ static void cls__lower(cls__rwstate *st) {
   }
 }
 
-char *cls__apply(cls__rwstate *st) {
+void cls__apply(cls__rwstate *st, cls__str *o) {
   cls__lower(st);
-  if (st->oom) return NULL;
+  if (st->oom) {
+    o->oom = 1;
+    return;
+  }
   if (st->ned) qsort(st->ed, st->ned, sizeof *st->ed, cls__edit_cmp);
-  cls__str o = {0};
   size_t at = 0;
   for (size_t e = 0; e < st->ned; e++) {
     if (st->ed[e].pos < at) continue; /* overlaps an earlier edit */
-    cls__putf(&o, "%.*s%s", (int)(st->ed[e].pos - at), st->src + at,
+    cls__putf(o, "%.*s%s", (int)(st->ed[e].pos - at), st->src + at,
               st->ed[e].text);
     at = st->ed[e].pos + st->ed[e].del;
   }
-  cls__putf(&o, "%s", st->src + at);
-  if (st->tail.n || st->ginit.n) {
-    cls__putf(&o,
-              "\n__kernel void " CLS__RW_META "(__global ulong *cls__o) {\n"
-              "%s}\n",
-              st->tail.n ? st->tail.s : "");
-  }
-  if (st->ginit.n)
-    cls__putf(&o,
-              "__kernel void " CLS__RW_GINIT "(__global uchar "
-              "*" CLS__RW_GBASE ") {\n%s}\n",
-              st->ginit.s);
-  if (o.oom) {
-    free(o.s);
-    return NULL;
-  }
-  return o.s;
+  cls__putf(o, "%s", st->src + at);
 }
 
 void cls__edits_free(cls__rwstate *st) {

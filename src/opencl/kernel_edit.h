@@ -62,9 +62,9 @@ void cls__edit_add(cls__rwstate *st, size_t pos, size_t del, cls__str *text);
  * dropping the token with `del`. */
 void cls__edit_tok(cls__rwstate *st, size_t i, int after, int del,
                    cls__str *text);
-/* The rewritten source (malloc'd), the helper kernels appended, or NULL
- * when out of host memory. */
-char *cls__apply(cls__rwstate *st);
+/* Appends the source with every edit made to o (o->oom when out of host
+ * memory). */
+void cls__apply(cls__rwstate *st, cls__str *o);
 /* Lets go of st's edits and strings (not its pp). */
 void cls__edits_free(cls__rwstate *st);
 

@@ -9,67 +9,10 @@
  * (pp->invs), so that kernel_rw.c can put the expansion in its place.
  * Calls no driver, takes no lock.
  */
-#include "kernel_pp.h"
+#include "kernel_macro.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Memory ------------------------------------------------------------ */
-
-typedef struct cls__blk {
-  struct cls__blk *next;
-  size_t used, cap;
-  _Alignas(16) unsigned char data[];
-} cls__blk;
-
-void *cls__pp_alloc(cls__pp *pp, size_t n) {
-  n = (n + 15) & ~(size_t)15;
-  cls__blk *b = pp->arena;
-  if (!b || b->cap - b->used < n) {
-    size_t cap = n > 65536 ? n : 65536;
-    b = malloc(sizeof *b + cap);
-    if (!b) {
-      pp->oom = 1;
-      return NULL;
-    }
-    b->next = pp->arena;
-    b->used = 0;
-    b->cap = cap;
-    pp->arena = b;
-  }
-  void *p = b->data + b->used;
-  b->used += n;
-  return p;
-}
-
-void cls__wt_push(cls__pp *pp, cls__wtv *v, cls__wt w) {
-  if (pp->oom) return;
-  if (v->n == v->cap) {
-    size_t cap = v->cap ? v->cap * 2 : 64;
-    cls__wt *n = realloc(v->v, cap * sizeof *n);
-    if (!n) {
-      pp->oom = 1;
-      return;
-    }
-    v->v = n;
-    v->cap = cap;
-  }
-  v->v[v->n++] = w;
-}
-
-void cls__pp_free(cls__pp *pp) {
-  while (pp->arena) {
-    cls__blk *b = pp->arena;
-    pp->arena = b->next;
-    free(b);
-  }
-  free(pp->macros);
-  free(pp->toks);
-  free(pp->invs);
-  pp->macros = NULL;
-  pp->toks = NULL;
-  pp->invs = NULL;
-}
 
 /* ---- The macro table --------------------------------------------------- */
 
@@ -117,17 +60,14 @@ void cls__define_toks(cls__pp *pp, cls__tok name, int function_like,
   m.nbody = k - (size_t)(m.nparams > 0 ? m.nparams : 0);
   if (m.nbody) m.toks[m.nparams > 0 ? m.nparams : 0].ws = 0;
   cls__undef(pp, name);
-  if (pp->nmacros == pp->capmacros) {
-    size_t cap = pp->capmacros ? pp->capmacros * 2 : 64;
-    cls__macro *v = realloc(pp->macros, cap * sizeof *v);
-    if (!v) {
-      pp->oom = 1;
-      return;
-    }
-    pp->macros = v;
-    pp->capmacros = cap;
+  cls__macro *v =
+      cls__grow(pp->macros, pp->nmacros, &pp->capmacros, 64, sizeof *v);
+  if (!v) {
+    pp->oom = 1;
+    return;
   }
-  pp->macros[pp->nmacros++] = m;
+  pp->macros = v;
+  v[pp->nmacros++] = m;
 }
 
 /* ---- Hide sets ---------------------------------------------------------- */
@@ -291,17 +231,13 @@ static int cls__kept(const cls__pp *pp, cls__tok t) {
  * its cls__tok.inv. */
 static unsigned cls__span_open(cls__pp *pp, cls__tok t) {
   if (pp->no_spans) return 0;
-  if (pp->ninvs == pp->capinvs) {
-    size_t cap = pp->capinvs ? pp->capinvs * 2 : 64;
-    cls__span *v = realloc(pp->invs, cap * sizeof *v);
-    if (!v) {
-      pp->oom = 1;
-      return 0;
-    }
-    pp->invs = v;
-    pp->capinvs = cap;
+  cls__span *v = cls__grow(pp->invs, pp->ninvs, &pp->capinvs, 64, sizeof *v);
+  if (!v) {
+    pp->oom = 1;
+    return 0;
   }
-  pp->invs[pp->ninvs++] = (cls__span){t.s, t.s + t.n};
+  pp->invs = v;
+  v[pp->ninvs++] = (cls__span){t.s, t.s + t.n};
   return (unsigned)pp->ninvs;
 }
 
@@ -369,15 +305,12 @@ void cls__expand(cls__pp *pp, const cls__wt *in, size_t n, cls__wtv *out) {
         int comma = cls__tok_eq(t.t, ",") && !depth &&
                     !(m->variadic && na >= m->nparams - 1);
         if ((close && !depth) || comma) {
-          if ((size_t)na >= cap_av) {
-            cap_av = cap_av ? cap_av * 2 : 8;
-            cls__arg *v = realloc(av, cap_av * sizeof *v);
-            if (!v) {
-              pp->oom = 1;
-              break;
-            }
-            av = v;
+          cls__arg *v = cls__grow(av, (size_t)na, &cap_av, 8, sizeof *v);
+          if (!v) {
+            pp->oom = 1;
+            break;
           }
+          av = v;
           av[na++] = (cls__arg){a, args.n};
           a = args.n;
           if (close) {

@@ -10,74 +10,12 @@
  */
 #include "kernel_pp.h"
 
+#include "kernel_macro.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Tokens -------------------------------------------------------------- */
-
-int cls__ident_start(int c) { return isalpha(c) || c == '_'; }
-int cls__ident_char(int c) { return isalnum(c) || c == '_'; }
-
-int cls__tok_eq(cls__tok t, const char *w) {
-  return strlen(w) == t.n && memcmp(t.s, w, t.n) == 0;
-}
-
-const char *cls__pp_skip(const char *p, const char *end, int stop_nl) {
-  while (p < end) {
-    if (*p == '\\' && p + 1 < end && (p[1] == '\n' || p[1] == '\r')) {
-      p += p[1] == '\r' && p + 2 < end && p[2] == '\n' ? 3 : 2;
-    } else if (*p == '\n') {
-      if (stop_nl) return p;
-      p++;
-    } else if (isspace((unsigned char)*p)) {
-      p++;
-    } else if (*p == '/' && p + 1 < end && p[1] == '/') {
-      while (p < end && *p != '\n') p++;
-    } else if (*p == '/' && p + 1 < end && p[1] == '*') {
-      p += 2;
-      while (p + 1 < end && !(p[0] == '*' && p[1] == '/')) p++;
-      p = p + 2 <= end ? p + 2 : end;
-    } else {
-      return p;
-    }
-  }
-  return p;
-}
-
-const char *cls__pp_lex(const char *p, const char *end, cls__tok *t) {
-  /* C's punctuators of more than one character, longest first, so that
-   * a token joined again with spaces (kernel_edit.c) reads the same. */
-  static const char *const multi[] = {
-      "<<=", ">>=", "...", "&&", "||", "==", "!=", "<=", ">=", "<<", ">>", "##",
-      "->",  "++",  "--",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^="};
-  *t = (cls__tok){p, 0, 0, 0};
-  if (cls__ident_start((unsigned char)*p)) {
-    while (p < end && cls__ident_char((unsigned char)*p)) p++;
-  } else if (isdigit((unsigned char)*p) ||
-             (*p == '.' && p + 1 < end && isdigit((unsigned char)p[1]))) {
-    while (p < end && (isalnum((unsigned char)*p) || *p == '.' || *p == '_'))
-      p++;
-  } else if (*p == '"' || *p == '\'') {
-    char q = *p++;
-    while (p < end && *p != q && *p != '\n')
-      p += *p == '\\' && p + 1 < end ? 2 : 1;
-    if (p < end && *p == q) p++;
-  } else {
-    size_t len = 1;
-    for (size_t i = 0; i < sizeof multi / sizeof multi[0]; i++) {
-      size_t k = strlen(multi[i]);
-      if ((size_t)(end - p) >= k && memcmp(p, multi[i], k) == 0) {
-        len = k;
-        break;
-      }
-    }
-    p += len;
-  }
-  t->n = (unsigned)(p - t->s);
-  return p;
-}
 
 /* Lexes [p, end) (one logical line or more) onto v; returns end. */
 static void cls__lex_into(cls__pp *pp, cls__wtv *v, const char *p,
@@ -98,17 +36,13 @@ static void cls__emit(cls__pp *pp, const cls__wtv *v) {
       pp->oom = 1;
       return;
     }
-    if (pp->ntoks == pp->captoks) {
-      size_t cap = pp->captoks ? pp->captoks * 2 : 1024;
-      cls__tok *n = realloc(pp->toks, cap * sizeof *n);
-      if (!n) {
-        pp->oom = 1;
-        return;
-      }
-      pp->toks = n;
-      pp->captoks = cap;
+    cls__tok *t = cls__grow(pp->toks, pp->ntoks, &pp->captoks, 1024, sizeof *t);
+    if (!t) {
+      pp->oom = 1;
+      return;
     }
-    pp->toks[pp->ntoks++] = v->v[i].t;
+    pp->toks = t;
+    t[pp->ntoks++] = v->v[i].t;
   }
 }
 

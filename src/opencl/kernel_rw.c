@@ -41,6 +41,7 @@
 
 #include "driver.h"
 #include "kernel_edit.h"
+#include "kernel_sig.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,6 +302,28 @@ static size_t cls__rw_one_global(cls__rwstate *st, cls__rw *out, size_t i,
 
 /* ---- The rewrite --------------------------------------------------------- */
 
+/* The rewritten source (malloc'd) with the helper kernels after it, or
+ * NULL when out of host memory. */
+static char *cls__rw_source(cls__rwstate *st) {
+  cls__str o = {0};
+  cls__apply(st, &o);
+  if (st->tail.n || st->ginit.n)
+    cls__putf(&o,
+              "\n__kernel void " CLS__RW_META "(__global ulong *cls__o) {\n"
+              "%s}\n",
+              st->tail.n ? st->tail.s : "");
+  if (st->ginit.n)
+    cls__putf(&o,
+              "__kernel void " CLS__RW_GINIT "(__global uchar "
+              "*" CLS__RW_GBASE ") {\n%s}\n",
+              st->ginit.s);
+  if (o.oom) {
+    free(o.s);
+    return NULL;
+  }
+  return o.s;
+}
+
 int cls__rewrite(const char *source, const char *options,
                  const char *const *predef, int offsets, cls__rw *out,
                  char *why, size_t nwhy) {
@@ -353,7 +376,7 @@ int cls__rewrite(const char *source, const char *options,
     rc = -1;
   }
   if (!rc && (st.ned || st.nted || st.tail.n || st.ginit.n)) {
-    out->source = cls__apply(&st);
+    out->source = cls__rw_source(&st);
     if (!out->source) {
       snprintf(why, nwhy, "out of host memory rewriting the kernel source");
       rc = -1;

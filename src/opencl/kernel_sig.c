@@ -24,6 +24,7 @@
 #include "driver.h"
 
 #include "kernel_pp.h"
+#include "kernel_sig.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -132,8 +132,8 @@ static void cls__json_str(FILE *f, const char *s) {
 
 /* A command's span [*a, *z] in device nanoseconds, or 0 if it has none
  * yet.  `cursor` is where its lane had got to. */
-static int cls__span(const cls__tcmd *c, cl_ulong cursor, cl_ulong *a,
-                     cl_ulong *z) {
+static int cls__cmd_span(const cls__tcmd *c, cl_ulong cursor, cl_ulong *a,
+                         cl_ulong *z) {
   cl_ulong fa, fz;
   if (!cls__times(c->ev, a, z)) return 0;
   if (!c->stamped) {
@@ -153,7 +153,8 @@ void cls__trace_write(void) {
   cl_ulong base = ~(cl_ulong)0;
   for (size_t i = 0; i < cls__ncmds; ++i) {
     cl_ulong a, z;
-    if (cls__cmds[i].stamped && cls__span(&cls__cmds[i], 0, &a, &z) && a < base)
+    if (cls__cmds[i].stamped && cls__cmd_span(&cls__cmds[i], 0, &a, &z) &&
+        a < base)
       base = a;
   }
   if (base == ~(cl_ulong)0) base = 0;
@@ -184,7 +185,7 @@ void cls__trace_write(void) {
            (cls__lanes[l].dev != c->dev || cls__lanes[l].sid != c->sid))
       ++l;
     cl_ulong a, z, at = l < cls__nlanes && cursor[l] ? cursor[l] : base;
-    if (!cls__span(c, at, &a, &z)) continue;
+    if (!cls__cmd_span(c, at, &a, &z)) continue;
     if (a < base) a = base;
     if (z < a) z = a;
     if (l < cls__nlanes) cursor[l] = z;
