@@ -30,6 +30,7 @@
  *
  * Owns nothing but what it enters in the buffer table. */
 #include "command.h"
+#include "hostview.h"
 
 #include <stdio.h>
 #include <stdlib.h>

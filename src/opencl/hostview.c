@@ -21,8 +21,9 @@
  *
  * Owns the views (a list under its own lock, a leaf but for the driver
  * calls that make a view, as the buffer table's sub-buffers are made). */
+#include "hostview.h"
+
 #include "hostargs.h"
-#include "memory.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -14,6 +14,8 @@
  * hostmem.c's.  Owns the buffer table's lock (rangetab.h). */
 #include "memory.h"
 
+#include "hostview.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>

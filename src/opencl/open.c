@@ -5,6 +5,7 @@
 #include "memory.h"
 
 #include "facts.h"
+#include "hostview.h"
 
 #include <stdio.h>
 #include <stdlib.h>
