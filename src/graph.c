@@ -4,6 +4,7 @@
  * through cls__graph_add and handed over here once its capture ends.  It
  * lies below the hooks and calls no file that issues work. */
 #include "graph.h"
+#include "memcheck.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -275,7 +276,9 @@ clsError_t clsGraphAddMemcpyNode1D(clsGraphNode_t *node, clsGraph_t g,
    * malloc'ed and stack memory on either side of a copy node). */
   clsMemcpyKind k;
   int pdst, psrc;
-  clsError_t e = cls__copy_sides(dst, src, count, kind, &k, &pdst, &psrc);
+  cls__where dw, sw;
+  clsError_t e =
+      cls__copy_check(dst, src, count, kind, &k, &dw, &sw, &pdst, &psrc);
   if (e != clsSuccess) CLS__RETURN(e);
   cls__graph *gr;
   cls__node *n;

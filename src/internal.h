@@ -98,14 +98,6 @@ int cls__mem_remove(void *p, unsigned kinds, int *dev, size_t *size);
  * done) back to the backend: the one place that knows which backend
  * function frees which kind (memory.c). */
 clsError_t cls__mem_release(int kind, int dev, void *p, size_t size);
-/* Checks a copy's pointers and range as clsMemcpy does (a side the kind
- * names as device memory must lie in a device allocation, a host side in
- * a known allocation must hold n bytes) and resolves clsMemcpyDefault into
- * *out; *pageable_dst and *pageable_src say which host sides are pageable
- * memory, in no allocation (memory.c, for graph copy nodes). */
-clsError_t cls__copy_sides(void *dst, const void *src, size_t n,
-                           clsMemcpyKind kind, clsMemcpyKind *out,
-                           int *pageable_dst, int *pageable_src);
 /* The mode (enum cls__copy_mode) of a set of memory of `kind`: clsMemsetAsync
  * (sync 0) returns at once; clsMemset (sync 1) of memory the host sees
  * (pinned, either kind, registered or managed) returns once the legacy
