@@ -39,18 +39,24 @@
 # (libclblast1 needs only libc, libstdc++ and an OpenCL loader; CMake finds
 # CLBlast's package file under the prefix, for examples/gemm_pipeline.)
 #
-# The two builds run at once, then the three suites at once, each cut at a
-# deadline so that the whole run (all three variants) ends within about 9
-# minutes on the H100/H200 machine (16 cores): CTest with CLS_CTEST_JOBS
+# The two builds run at once.  Then, on the idle machine, the raw probes
+# of docs/repro/ (arg_form_switch.c on NVIDIA's platform,
+# pocl5_local_reduce.c, which of its variants of the sub-group reduction
+# crash PoCL 5.0, on PoCL's) and the benchmark's graph rows
+# (clstream-bench --quick) of each variant, one run at a time so that they
+# do not disturb each other.  With a base tree in .before/ (the source of
+# an earlier commit, `git archive <commit> | tar -x -C .before`, its hash
+# in .before/COMMIT; CLS_GPU_BEFORE names another folder) its benchmark is
+# built beside the two builds and each variant's graph rows run
+# alternately, base and this tree, CLS_BENCH_PAIRS times a side (2), and
+# bench/pairs.py compares them.  Then the three suites at once, each cut at
+# a deadline so that the whole run (all three variants) ends within about
+# 9 minutes on the H100/H200 machine (16 cores): CTest with CLS_CTEST_JOBS
 # programs at a time (6), every test capped at CLS_TEST_TIMEOUT seconds
 # (200), the CPU-only labels model and fault left out unless CLS_CTEST_ARGS
 # says otherwise.  Each failed test is then run again with CLSTREAM_LOG=1,
 # and the summary lists it with the first line clstream logged for it.
-# Last come the benchmark's graph rows (clstream-bench --quick) of each
-# variant, one at a time so that they do not disturb each other.  Before
-# the suites, the raw probes of docs/repro/ run: arg_form_switch.c on
-# NVIDIA's platform, pocl5_local_reduce.c (which of its variants of the
-# sub-group reduction crash PoCL 5.0) on PoCL's.
+# The python variant's steps come last, each cut at the same deadline.
 #
 # Each variant's configure, build and CTest output goes to <variant>.log
 # (the failed tests' second run to <variant>-rerun.log), the benchmark's
@@ -69,7 +75,9 @@
 #   CLS_CTEST_ARGS     ctest's label or name selection ("-LE model|fault";
 #                      empty: every test), e.g. "-L example"
 #   CLS_TEST_TIMEOUT   seconds one test program may take (200)
-#   CLS_GPU_DEADLINE   seconds for the builds, suites and benchmark (520)
+#   CLS_GPU_DEADLINE   seconds for the builds, benchmark, suites and python (520)
+#   CLS_GPU_BEFORE     the base tree whose graph rows are compared (.before)
+#   CLS_BENCH_PAIRS    runs a side of that comparison (2)
 #   CLS_GPU_LOGS       where the logs go (see above)
 #   CLS_NVIDIA_DEVICE  CLSTREAM_DEVICE of the nvidia variant (NVIDIA)
 #   CLS_POCL_DEVICE    CLSTREAM_DEVICE of the pocl variant (Portable; "cpu-"
@@ -202,15 +210,16 @@ status=0
 work=$out/work
 mkdir -p "$work"
 
-# build <dir> <log> <cmake args...>: configure and build; 0 on success.
+# build <source> <dir> <log> <target or ""> <cmake args...>: configure
+# and build (every target, or the one named); 0 on success.
 build() {
-  local dir=$1 log=$2
-  shift 2
+  local src=$1 dir=$2 log=$3 target=$4
+  shift 4
   {
-    echo "== configure $dir"
-    cmake -S "$root" -B "$dir" "${cmake_common[@]}" "$@" || return 1
+    echo "== configure $dir (from $src)"
+    cmake -S "$src" -B "$dir" "${cmake_common[@]}" "$@" || return 1
     echo "== build $dir"
-    cmake --build "$dir" -j"$ncpu"
+    cmake --build "$dir" -j"$ncpu" ${target:+--target "$target"}
   } >>"$log" 2>&1
 }
 
@@ -218,6 +227,11 @@ left() { # seconds left before deadline $1 (seconds since the start), >= 10
   local s=$(($1 - ($(date +%s) - t_start)))
   ((s < 10)) && s=10
   echo "$s"
+}
+cap() { # the smaller of $1 seconds and what is left before deadline $2
+  local s
+  s=$(left "$2")
+  echo $((s < $1 ? s : $1))
 }
 
 # suite <variant> <build dir> <CLSTREAM_DEVICE or empty>: the variant's
@@ -288,18 +302,43 @@ probe() {
   fi
 }
 
-# bench <variant> <build dir> <CLSTREAM_DEVICE or empty>: the graph rows.
+# bench_run <bin> <CLSTREAM_DEVICE or empty> <name>: one run of the graph
+# rows into bench-<name>.json; its exit status.
+bench_run() {
+  (if [[ -n $2 ]]; then export CLSTREAM_DEVICE=$2; else unset CLSTREAM_DEVICE; fi
+    timeout -k 5 "$(left "$bench_deadline")" "$1" --quick \
+      --scenario graph_10,graph_100,graph_1000 --json "$out/bench-$3.json") \
+    >"$work/bench-$3.txt" 2>&1
+}
+
+# bench <variant> <build dir> <CLSTREAM_DEVICE or empty> <base build dir>:
+# the graph rows, alternating with the base's where it was built; the
+# last run of this tree's is shown whole.
 bench() {
-  local v=$1 dir=$2 dev=$3 bin=$2/bench/clstream-bench
+  local v=$1 dev=$3 bin=$2/bench/clstream-bench base=$4/bench/clstream-bench
+  local i rc last=$v b=() a=()
   [[ -x $bin ]] || return 0
-  (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; else unset CLSTREAM_DEVICE; fi
-    timeout -k 5 "$(left "$bench_deadline")" "$bin" --quick \
-      --scenario graph_10,graph_100,graph_1000 --json "$out/bench-$v.json") \
-    >"$work/bench-$v.txt" 2>&1
-  say "- $v (exit $?):"
+  if [[ -x $base ]]; then
+    for ((i = 1; i <= pairs; i++)); do
+      bench_run "$base" "$dev" "$v-before$i" && b+=("$out/bench-$v-before$i.json")
+      bench_run "$bin" "$dev" "$v-after$i"
+      rc=$?
+      ((rc == 0)) && a+=("$out/bench-$v-after$i.json")
+    done
+    last=$v-after$pairs
+    say "- $v, base \`$before_commit\` against this tree, alternated, $pairs runs a side (${#b[@]}/${#a[@]} finished):"
+    say ""
+    ((${#b[@]} && ${#a[@]})) &&
+      say "$(python3 "$root/bench/pairs.py" "$(IFS=,; echo "${b[*]}")" "$(IFS=,; echo "${a[*]}")" 2>&1)"
+    say ""
+  else
+    bench_run "$bin" "$dev" "$v"
+    rc=$?
+  fi
+  say "- $v (exit $rc):"
   say '```'
-  say "$(grep -E '^device|^raw side' "$work/bench-$v.txt")"
-  say "$(sed -n '/^scenario/,$p' "$work/bench-$v.txt" | head -n 20)"
+  say "$(grep -E '^device|^raw side' "$work/bench-$last.txt")"
+  say "$(sed -n '/^scenario/,$p' "$work/bench-$last.txt" | head -n 20)"
   say '```'
 }
 
@@ -336,7 +375,7 @@ python_step() {
       "example event_query" "example timing"; do
       # shellcheck disable=SC2086
       (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; fi
-        timeout 120 bash "$root/python/tests/ctest_run.sh" "$py" "$lib" "$root" \
+        timeout "$(cap 120 "$deadline")" bash "$root/python/tests/ctest_run.sh" "$py" "$lib" "$root" \
           $what) >"$work/py-$v.txt" 2>&1
       rc=$?
       cat "$work/py-$v.txt" >>"$log"
@@ -346,7 +385,7 @@ python_step() {
     done
     (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; fi
       cd /tmp && CLSTREAM_LIBRARY=$lib PYTHONPATH=$root/python:/tmp/cls-site \
-        timeout 150 "$py" -m clstream.bench --quick --c-bench "$dir/bench/clstream-bench" \
+        timeout "$(cap 150 "$deadline")" "$py" -m clstream.bench --quick --c-bench "$dir/bench/clstream-bench" \
         --json "$out/python-bench-$v.json") >"$work/py-bench-$v.txt" 2>&1
     say "- $v: python -m clstream.bench --quick (exit $?):"
     say '```'
@@ -372,7 +411,7 @@ python_install() {
   rm -rf /tmp/cls-site /tmp/cls-pkg
   if "$py" -m pip install -q --no-index --no-deps --no-compile --target /tmp/cls-site \
     "$root"/.whl/*.whl >>"$log" 2>&1 &&
-    CLSTREAM_BACKEND=CUDA timeout 300 "$py" -m pip install --no-index --no-deps \
+    CLSTREAM_BACKEND=CUDA timeout "$(cap 300 "$deadline")" "$py" -m pip install --no-index --no-deps \
       --find-links "$root/.whl" --target /tmp/cls-pkg "$root/python" >>"$log" 2>&1; then
     echo ok >"$work/python-install"
   else
@@ -382,9 +421,12 @@ python_install() {
 
 t_start=$(date +%s)
 deadline=${CLS_GPU_DEADLINE:-520} # seconds for everything below
-suite_deadline=$((deadline * 58 / 100))
-rerun_deadline=$((deadline * 66 / 100))
-bench_deadline=$deadline
+bench_deadline=$((deadline * 45 / 100))
+suite_deadline=$((deadline * 82 / 100))
+rerun_deadline=$((deadline * 88 / 100))
+pairs=${CLS_BENCH_PAIRS:-2}
+before=${CLS_GPU_BEFORE:-$root/.before}
+before_commit=$(cat "$before/COMMIT" 2>/dev/null || echo '?')
 test_timeout=${CLS_TEST_TIMEOUT:-200}
 ctest_args=${CLS_CTEST_ARGS--LE model|fault}
 
@@ -394,14 +436,27 @@ want nvidia || want pocl || want python && opencl=yes
 for v in "${variants[@]}"; do : >"$out/$v.log"; done
 pids=()
 if want cuda || want python; then
-  build "$root/build-gpu-cuda" "$out/cuda.log" -DCLSTREAM_BACKEND=CUDA &
+  build "$root" "$root/build-gpu-cuda" "$out/cuda.log" "" -DCLSTREAM_BACKEND=CUDA &
   pids+=("cuda:$!")
 fi
 if [[ -n $opencl ]]; then
   oclog=$out/$(want nvidia && echo nvidia || echo pocl).log
-  build "$root/build-gpu-opencl" "$oclog" -DCLSTREAM_BACKEND=OpenCL \
+  build "$root" "$root/build-gpu-opencl" "$oclog" "" -DCLSTREAM_BACKEND=OpenCL \
     "${cmake_opencl[@]}" &
   pids+=("opencl:$!")
+fi
+# The base tree's benchmark, beside them (its failure fails nothing).
+if [[ -f $before/CMakeLists.txt ]]; then
+  if want cuda; then
+    build "$before" "$root/build-gpu-before-cuda" "$out/before.log" clstream-bench \
+      -DCLSTREAM_BACKEND=CUDA &
+    pids+=("before-cuda:$!")
+  fi
+  if want nvidia || want pocl; then
+    build "$before" "$root/build-gpu-before-opencl" "$out/before.log" clstream-bench \
+      -DCLSTREAM_BACKEND=OpenCL "${cmake_opencl[@]}" &
+    pids+=("before-opencl:$!")
+  fi
 fi
 declare -A built
 for p in "${pids[@]}"; do
@@ -419,6 +474,18 @@ declare -A dirs=([cuda]=$root/build-gpu-cuda [nvidia]=$root/build-gpu-opencl
   [pocl]=$root/build-gpu-opencl)
 declare -A devs=([cuda]="" [nvidia]=${CLS_NVIDIA_DEVICE:-NVIDIA}
   [pocl]=${CLS_POCL_DEVICE:-Portable})
+declare -A bdirs=([cuda]=$root/build-gpu-before-cuda
+  [nvidia]=$root/build-gpu-before-opencl [pocl]=$root/build-gpu-before-opencl)
+build_of() { [[ $1 == cuda ]] && echo cuda || echo opencl; }
+
+say "## Graph replay (clstream-bench --quick, graph rows; before the suites)"
+say ""
+for v in "${variants[@]}"; do
+  [[ $v == python || ${built[$(build_of "$v")]:-} != ok ]] ||
+    bench "$v" "${dirs[$v]}" "${devs[$v]}" "${bdirs[$v]}"
+done
+say ""
+
 spids=()
 if want python; then
   python_install &
@@ -426,9 +493,7 @@ if want python; then
 fi
 for v in "${variants[@]}"; do
   [[ $v == python ]] && continue
-  b=opencl
-  [[ $v == cuda ]] && b=cuda
-  if [[ ${built[$b]:-} == ok ]]; then
+  if [[ ${built[$(build_of "$v")]:-} == ok ]]; then
     suite "$v" "${dirs[$v]}" "${devs[$v]}" &
     spids+=("$!")
   else
@@ -441,14 +506,6 @@ for v in "${variants[@]}"; do
   [[ $v == python ]] || tee -a "$summary" <"$work/$v.md"
 done
 want python && python_step
-
-say "## Graph replay (clstream-bench --quick, graph rows; after the suites)"
-say ""
-for v in "${variants[@]}"; do
-  [[ $v == python || $(cat "$work/$v.result") == "build FAILED" ]] ||
-    bench "$v" "${dirs[$v]}" "${devs[$v]}"
-done
-say ""
 
 say "## Result ($(($(date +%s) - t_start)) s after the packages)"
 say ""
