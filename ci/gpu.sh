@@ -318,7 +318,7 @@ bench() {
   local v=$1 dev=$3 bin=$2/bench/clstream-bench base=$4/bench/clstream-bench
   local i rc last=$v b=() a=()
   [[ -x $bin ]] || return 0
-  if [[ -x $base ]]; then
+  if [[ -x $base ]] && ((pairs > 0)); then
     for ((i = 1; i <= pairs; i++)); do
       bench_run "$base" "$dev" "$v-before$i" && b+=("$out/bench-$v-before$i.json")
       bench_run "$bin" "$dev" "$v-after$i"
