@@ -233,6 +233,7 @@ cap() { # the smaller of $1 seconds and what is left before deadline $2
   s=$(left "$2")
   echo $((s < $1 ? s : $1))
 }
+passed() { (($(date +%s) - t_start >= $1)); } # deadline $1 has passed
 
 # suite <variant> <build dir> <CLSTREAM_DEVICE or empty>: the variant's
 # CTest run into <variant>.log, its summary section into work/<variant>.md,
@@ -373,6 +374,10 @@ python_step() {
     [[ -e $lib ]] || continue
     for what in "pytest" "example event_synchronize" "example stream_add" \
       "example event_query" "example timing"; do
+      if passed "$deadline"; then
+        say "- $v, $what: not run (the deadline had passed)"
+        continue
+      fi
       # shellcheck disable=SC2086
       (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; fi
         timeout "$(cap 120 "$deadline")" bash "$root/python/tests/ctest_run.sh" "$py" "$lib" "$root" \
@@ -383,6 +388,7 @@ python_step() {
         tail -n1 "$work/py-$v.txt")"
       ((rc == 0 || rc == 77)) || echo FAIL >"$work/python.result"
     done
+    passed "$deadline" && continue
     (if [[ -n $dev ]]; then export CLSTREAM_DEVICE=$dev; fi
       cd /tmp && CLSTREAM_LIBRARY=$lib PYTHONPATH=$root/python:/tmp/cls-site \
         timeout "$(cap 150 "$deadline")" "$py" -m clstream.bench --quick --c-bench "$dir/bench/clstream-bench" \
