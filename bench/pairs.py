@@ -12,21 +12,21 @@ medians (graph / plain where the row has a plain side, ours / raw
 otherwise), the lowest and highest run in brackets, and the median of
 the runs' ours / raw.
 """
-import json
 import statistics
 import sys
+
+from table import load, row
 
 
 def rows(paths):
     """Scenario name -> list of (headline ratio, ours/raw), one per run."""
     out = {}
-    for p in paths:
-        with open(p) as f:
-            for s in json.load(f)["scenarios"]:
-                if "ratio" not in s:  # a skipped row
-                    continue
-                head = s.get("ratio_plain", s["ratio"])
-                out.setdefault(s["name"], []).append((head, s["ratio"]))
+    for _, d in load(paths):
+        for s in d["scenarios"]:
+            if "ratio" not in s:  # a skipped row
+                continue
+            head = s.get("ratio_plain", s["ratio"])
+            out.setdefault(s["name"], []).append((head, s["ratio"]))
     return out
 
 
@@ -39,18 +39,17 @@ def main(argv):
         sys.stderr.write(__doc__)
         return 2
     before, after = rows(argv[1].split(",")), rows(argv[2].split(","))
-    print("| row | runs a side | graph / plain (or ours / raw) before | after "
-          "| ours / raw before | after |")
+    print(row(["row", "runs a side", "graph / plain (or ours / raw) before",
+               "after", "ours / raw before", "after"]))
     print("|---|---:|---|---|---|---|")
     for name, b in before.items():
         a = after.get(name)
         if not a:
             continue
-        print("| %s | %d/%d | %s | %s | %.3f | %.3f |" % (
-            name, len(b), len(a), spread([r[0] for r in b]),
-            spread([r[0] for r in a]),
-            statistics.median(r[1] for r in b),
-            statistics.median(r[1] for r in a)))
+        print(row([name, "%d/%d" % (len(b), len(a)),
+                   spread([r[0] for r in b]), spread([r[0] for r in a]),
+                   "%.3f" % statistics.median(r[1] for r in b),
+                   "%.3f" % statistics.median(r[1] for r in a)]))
     return 0
 
 

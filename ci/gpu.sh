@@ -480,15 +480,13 @@ declare -A dirs=([cuda]=$root/build-gpu-cuda [nvidia]=$root/build-gpu-opencl
   [pocl]=$root/build-gpu-opencl)
 declare -A devs=([cuda]="" [nvidia]=${CLS_NVIDIA_DEVICE:-NVIDIA}
   [pocl]=${CLS_POCL_DEVICE:-Portable})
-declare -A bdirs=([cuda]=$root/build-gpu-before-cuda
-  [nvidia]=$root/build-gpu-before-opencl [pocl]=$root/build-gpu-before-opencl)
 build_of() { [[ $1 == cuda ]] && echo cuda || echo opencl; }
 
 say "## Graph replay (clstream-bench --quick, graph rows; before the suites)"
 say ""
 for v in "${variants[@]}"; do
   [[ $v == python || ${built[$(build_of "$v")]:-} != ok ]] ||
-    bench "$v" "${dirs[$v]}" "${devs[$v]}" "${bdirs[$v]}"
+    bench "$v" "${dirs[$v]}" "${devs[$v]}" "$root/build-gpu-before-$(build_of "$v")"
 done
 say ""
 
